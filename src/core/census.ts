@@ -1,0 +1,70 @@
+import type { Card } from '../schema/card.js';
+import type { InputFact } from './types.js';
+
+/**
+ * Step 2: the card census. Decides, for one readable pending card, whether it is skipped and
+ * why, before any matching. The order of the checks is the order of their importance: a card
+ * already blocked says so first; a foreign or suspicious card is blocked before anything about
+ * it is trusted.
+ */
+
+export type CensusVerdict =
+  | { kind: 'eligible' }
+  | { kind: 'already-blocked'; reason: string }
+  | { kind: 'block'; reason: string }
+  | { kind: 'wait'; reason: string };
+
+export interface CensusContext {
+  readonly trustedOrigins: ReadonlySet<string>;
+  readonly maxAttempts: number;
+  readonly inputs: ReadonlyMap<string, InputFact>;
+}
+
+export function isBlocked(card: Card): boolean {
+  return typeof card.blocked === 'string' && card.blocked.trim() !== '';
+}
+
+/** Every vault-relative path a card's `inputs` name, with the slot that names it. */
+export function inputPaths(card: Pick<Card, 'inputs'>): { slot: string; path: string }[] {
+  const out: { slot: string; path: string }[] = [];
+  for (const [slot, value] of Object.entries(card.inputs ?? {})) {
+    for (const path of Array.isArray(value) ? value : [value]) out.push({ slot, path });
+  }
+  return out;
+}
+
+/**
+ * A path is lexically safe when it is relative, uses `/`, and never climbs above the vault.
+ * (Links that lead out are caught by the shell's realpath check and reported as `inside: false`.)
+ */
+export function isSafeVaultPath(path: string): boolean {
+  if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path) || path.includes('\0')) return false;
+  let depth = 0;
+  for (const part of path.split('/')) {
+    if (part === '..') depth -= 1;
+    else if (part !== '.' && part !== '') depth += 1;
+    if (depth < 0) return false;
+  }
+  return depth > 0;
+}
+
+export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
+  if (isBlocked(card)) return { kind: 'already-blocked', reason: `blocked: ${String(card.blocked)}` };
+  if (card.attempts >= ctx.maxAttempts) {
+    return { kind: 'block', reason: `attempts exhausted (${card.attempts} of max_attempts ${ctx.maxAttempts})` };
+  }
+  if (!ctx.trustedOrigins.has(card.origin)) {
+    return { kind: 'block', reason: `foreign origin "${card.origin}" (not in trusted_origins)` };
+  }
+  const inputs = inputPaths(card);
+  for (const { slot, path } of inputs) {
+    const fact = ctx.inputs.get(path);
+    if (!isSafeVaultPath(path) || (fact !== undefined && !fact.inside)) {
+      return { kind: 'block', reason: `suspicious input ${slot}: "${path}" leads outside the vault` };
+    }
+  }
+  for (const { slot, path } of inputs) {
+    if (!ctx.inputs.get(path)?.exists) return { kind: 'wait', reason: `waiting for input ${slot}: ${path} does not exist yet` };
+  }
+  return { kind: 'eligible' };
+}

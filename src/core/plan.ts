@@ -1,0 +1,192 @@
+import { cardSchema, type Card } from '../schema/card.js';
+import { isDirector } from '../schema/profile.js';
+import { setFields } from '../format/frontmatter.js';
+import { recordStamp } from '../format/record.js';
+import { censusCard, isBlocked } from './census.js';
+import { indexProfiles, matchCard, toMatchable } from './match.js';
+import { pickModel } from './models.js';
+import { dispatchOrder } from './order.js';
+import { dueInstance } from './schedule.js';
+import { findZombie, runIdFor } from './zombies.js';
+import type {
+  FileProblem,
+  Plan,
+  PlannedBlock,
+  PlannedDispatch,
+  PlannedReclaim,
+  PlannedScheduled,
+  PlannedWait,
+  ProfileEntry,
+  RoundSettings,
+  VaultSnapshot,
+} from './types.js';
+
+/**
+ * One round's plan, computed from what the shell read and the clock, with no I/O. `board
+ * dry-run` prints it; `board tick` executes it. They can never disagree.
+ */
+export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now: Date): Plan {
+  const stamp = recordStamp(now);
+
+  // Step 0: scheduled instances due now and not yet written anywhere.
+  const scheduled: PlannedScheduled[] = [];
+  const templateProblems: FileProblem[] = [];
+  const newCards: { file: string; card: Card }[] = [];
+  for (const template of snapshot.templates) {
+    if (!template.ok) {
+      templateProblems.push(...template.problems);
+      continue;
+    }
+    const slug = basename(template.file).replace(/\.md$/, '');
+    const instance = dueInstance(slug, template.value.trigger, now);
+    if (instance === undefined || snapshot.existingNames.has(instance)) continue;
+    try {
+      const text = setFields(template.text, {
+        trigger: undefined,
+        created: now.toISOString(),
+        attempts: 0,
+        paths: [],
+      });
+      scheduled.push({ template: template.file, instance, text });
+      const parsed = cardSchema.safeParse({ ...template.value, trigger: undefined, created: now.toISOString(), attempts: 0, paths: [] });
+      if (parsed.success) newCards.push({ file: instance, card: parsed.data });
+    } catch (error) {
+      templateProblems.push({ file: template.file, reason: `cannot write its instance: ${(error as Error).message}` });
+    }
+  }
+
+  // Step 1: profiles, read fresh every round. Two profiles with one name are both left out.
+  const profileProblems: FileProblem[] = [];
+  const byName = new Map<string, ProfileEntry[]>();
+  for (const parsed of snapshot.profiles) {
+    if (!parsed.ok) {
+      profileProblems.push(...parsed.problems);
+      continue;
+    }
+    const list = byName.get(parsed.value.name) ?? [];
+    list.push({ path: parsed.file, profile: parsed.value });
+    byName.set(parsed.value.name, list);
+  }
+  const profiles: ProfileEntry[] = [];
+  for (const [name, entries] of byName) {
+    if (entries.length > 1) {
+      for (const e of entries) {
+        profileProblems.push({ file: e.path, field: 'name', reason: `name "${name}" is also declared by ${entries.filter((o) => o !== e).map((o) => o.path).join(', ')}` });
+      }
+      continue;
+    }
+    profiles.push(entries[0]!);
+  }
+  profiles.sort((a, b) => (a.profile.name < b.profile.name ? -1 : 1));
+  const profileByName = new Map(profiles.map((p) => [p.profile.name, p]));
+  const index = indexProfiles(profiles.map((p) => toMatchable(p.profile)));
+  const trustedOrigins = new Set([...settings.trustedOrigins, ...profiles.filter((p) => isDirector(p.profile)).map((p) => p.profile.name)]);
+
+  // Steps 2 and 3: census and matching.
+  const waiting: PlannedWait[] = [];
+  const blocked: PlannedBlock[] = [];
+  const invalid: FileProblem[] = [];
+  const candidates: (PlannedDispatch & { created: string; priority?: string | null })[] = [];
+  const pendingCards: { file: string; card: Card; scheduled: boolean }[] = [];
+  for (const parsed of snapshot.pending) {
+    if (parsed.ok) pendingCards.push({ file: parsed.file, card: parsed.value, scheduled: false });
+    else invalid.push(...parsed.problems);
+  }
+  for (const c of newCards) pendingCards.push({ ...c, scheduled: true });
+
+  for (const { file, card, scheduled: isScheduled } of pendingCards) {
+    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs });
+    if (verdict.kind === 'already-blocked') {
+      blocked.push({ card: file, reason: verdict.reason, new: false });
+      continue;
+    }
+    if (verdict.kind === 'block') {
+      blocked.push({ card: file, reason: `${stamp} ${verdict.reason}`, new: true });
+      continue;
+    }
+    if (verdict.kind === 'wait') {
+      waiting.push({ card: file, reason: verdict.reason });
+      continue;
+    }
+    const match = matchCard(card, index, new Set(profileByName.keys()));
+    if (match.kind !== 'matched') {
+      waiting.push({ card: file, reason: match.reason });
+      continue;
+    }
+    const entry = profileByName.get(match.profile)!;
+    const harness = entry.profile.harness ?? settings.defaultHarness;
+    const definition = settings.harnesses.get(harness);
+    if (!definition) {
+      waiting.push({ card: file, reason: `profile ${match.profile} needs harness "${harness}", which is not installed` });
+      continue;
+    }
+    const model = pickModel(settings.models, harness, entry.profile.model_capacity, entry.profile.model_modality);
+    if (!model.ok) {
+      waiting.push({ card: file, reason: model.reason });
+      continue;
+    }
+    const missingKeys = definition.environment_from_private.filter((k) => !settings.privateKeys.has(k));
+    if (missingKeys.length > 0) {
+      waiting.push({ card: file, reason: `harness "${harness}" needs private keys ${missingKeys.join(', ')}, absent from private_env` });
+      continue;
+    }
+    candidates.push({
+      card: file,
+      profile: match.profile,
+      profilePath: entry.path,
+      harness,
+      model: model.model,
+      via: match.via,
+      descriptor: match.descriptor,
+      scheduled: isScheduled,
+      created: card.created,
+      priority: card.priority ?? null,
+    });
+  }
+
+  // Step 4: urgent first, then oldest, up to the round's limit.
+  const dispatch: PlannedDispatch[] = [];
+  for (const [i, candidate] of dispatchOrder(candidates).entries()) {
+    const { created: _created, priority: _priority, ...planned } = candidate;
+    if (i < settings.maxDispatches) dispatch.push(planned);
+    else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached` });
+  }
+
+  // Step 5: zombies, from the claims as they were before this round's dispatches.
+  const zombies: PlannedReclaim[] = [];
+  for (const parsed of snapshot.inProgress) {
+    if (!parsed.ok) {
+      invalid.push(...parsed.problems);
+      continue;
+    }
+    const card = parsed.value;
+    if (isBlocked(card)) {
+      blocked.push({ card: parsed.file, reason: `blocked: ${String(card.blocked)}`, new: false });
+      continue;
+    }
+    const run = card.claimed ? snapshot.runs.get(runIdFor(parsed.file, card.claimed, card.attempts)) : undefined;
+    const zombie = findZombie(parsed.file, card, run, now, settings, stamp);
+    if (zombie) zombies.push(zombie);
+  }
+
+  return {
+    now: now.toISOString(),
+    scheduled,
+    dispatch,
+    waiting: waiting.sort(byCard),
+    blocked: blocked.sort(byCard),
+    zombies: zombies.sort(byCard),
+    invalid,
+    profiles: profiles.map((p) => ({ name: p.profile.name, path: p.path })),
+    profileProblems,
+    templateProblems,
+  };
+}
+
+function byCard(a: { card: string }, b: { card: string }): number {
+  return a.card < b.card ? -1 : a.card > b.card ? 1 : 0;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

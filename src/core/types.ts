@@ -1,0 +1,126 @@
+import type { Card, Profile, ScheduledTemplate } from '../schema/index.js';
+import type { Harness } from '../schema/harness.js';
+import type { Models } from '../schema/models.js';
+
+/** A problem with one file: which file, which field, and why (never a bare "invalid"). */
+export interface FileProblem {
+  readonly file: string;
+  readonly field?: string;
+  readonly reason: string;
+}
+
+export type Parsed<T> =
+  | { readonly ok: true; readonly file: string; readonly text: string; readonly value: T }
+  | { readonly ok: false; readonly file: string; readonly problems: readonly FileProblem[] };
+
+export interface ProfileEntry {
+  /** Vault-relative path of the PROFILE.md. */
+  readonly path: string;
+  readonly profile: Profile;
+}
+
+/** Facts about one input path a card or template names, gathered by the shell. */
+export interface InputFact {
+  readonly exists: boolean;
+  /** False when the path, or a link on the way, leads outside the vault. */
+  readonly inside: boolean;
+}
+
+/** What the supervisor of one run has written about it, if anything. */
+export interface RunFact {
+  readonly state: 'started' | 'exited' | 'abandoned';
+  readonly pid?: number;
+  readonly exitCode?: number | null;
+  /** Whether the supervisor's pid is alive, when it ran on this host; unknown otherwise. */
+  readonly alive?: boolean;
+}
+
+/** Everything a round reads, gathered once by the shell; the core plans from this alone. */
+export interface VaultSnapshot {
+  readonly profiles: readonly Parsed<Profile>[];
+  readonly templates: readonly Parsed<ScheduledTemplate>[];
+  readonly pending: readonly Parsed<Card>[];
+  readonly inProgress: readonly Parsed<Card>[];
+  /** Card file names present in any state folder (pending, in-progress, done, archive/*). */
+  readonly existingNames: ReadonlySet<string>;
+  /** Keyed by the vault-relative path as the card wrote it. */
+  readonly inputs: ReadonlyMap<string, InputFact>;
+  /** Keyed by run id (see `runIdFor`). */
+  readonly runs: ReadonlyMap<string, RunFact>;
+}
+
+export interface RoundSettings {
+  readonly trustedOrigins: readonly string[];
+  readonly maxAttempts: number;
+  readonly maxDispatches: number;
+  readonly zombieAfterMs: number;
+  /** How long a fresh claim may go without its supervisor starting before it counts as never started. */
+  readonly startGraceMs: number;
+  readonly defaultHarness: string;
+  readonly harnesses: ReadonlyMap<string, Harness>;
+  readonly harnessProblems: readonly FileProblem[];
+  readonly models: Models;
+  /** Names (never values) of the keys the private env file provides. */
+  readonly privateKeys: ReadonlySet<string>;
+}
+
+export interface PlannedScheduled {
+  readonly template: string;
+  readonly instance: string;
+  readonly text: string;
+}
+
+export interface PlannedDispatch {
+  readonly card: string;
+  readonly profile: string;
+  readonly profilePath: string;
+  readonly harness: string;
+  readonly model: string;
+  readonly via: 'funnel' | 'recipient';
+  readonly descriptor: string;
+  /** True when the card is a scheduled instance this same round writes. */
+  readonly scheduled: boolean;
+}
+
+export interface PlannedWait {
+  readonly card: string;
+  readonly reason: string;
+}
+
+export interface PlannedBlock {
+  readonly card: string;
+  readonly reason: string;
+  /** False for a card already blocked: shown, never rewritten. */
+  readonly new: boolean;
+}
+
+export type ReclaimKind = 'expired' | 'torn' | 'never-started' | 'dead-worker';
+
+export interface PlannedReclaim {
+  readonly card: string;
+  readonly kind: ReclaimKind;
+  readonly reason: string;
+  /** Attempts after the reclaim (unchanged for torn and never-started claims). */
+  readonly attempts: number;
+  /** Set when the reclaim exhausts max_attempts: the card goes back blocked. */
+  readonly block?: string;
+  /** The claim being reclaimed (its `claimed` value), for fencing; absent for a torn claim. */
+  readonly claim?: string;
+  readonly runId?: string;
+}
+
+export interface Plan {
+  readonly now: string;
+  readonly scheduled: readonly PlannedScheduled[];
+  readonly dispatch: readonly PlannedDispatch[];
+  readonly waiting: readonly PlannedWait[];
+  readonly blocked: readonly PlannedBlock[];
+  readonly zombies: readonly PlannedReclaim[];
+  /** Cards that cannot be read: declared, never rewritten. */
+  readonly invalid: readonly FileProblem[];
+  readonly profiles: readonly { readonly name: string; readonly path: string }[];
+  readonly profileProblems: readonly FileProblem[];
+  readonly templateProblems: readonly FileProblem[];
+}
+
+export type { Card, Profile, ScheduledTemplate, Harness, Models };

@@ -1,0 +1,202 @@
+import { isDeepStrictEqual } from 'node:util';
+import yaml from 'js-yaml';
+
+/**
+ * Front matter as bytes, not as a re-dumped object. The board edits a card by replacing the
+ * lines of one top-level key, so every line it did not mean to change stays byte for byte.
+ * Parsing uses js-yaml's JSON_SCHEMA so dates stay strings and nothing is silently coerced.
+ */
+
+export interface FrontMatterDoc {
+  /** Everything before the YAML (a BOM, if any) plus the opening `---` line. */
+  readonly head: string;
+  /** The YAML text between the fences, each line keeping its own ending. */
+  readonly yamlText: string;
+  /** The closing fence line with its ending. */
+  readonly fence: string;
+  readonly body: string;
+  /** The file's line ending, reused for every line the board writes. */
+  readonly eol: '\n' | '\r\n';
+  readonly data: Record<string, unknown>;
+}
+
+export class FrontMatterError extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = 'FrontMatterError';
+  }
+}
+
+const OPEN = /^(\uFEFF?)---[ \t]*(\r?\n)/;
+const CLOSE = /^(---|\.\.\.)[ \t]*(\r?\n|$)/;
+
+export function parseFrontMatter(text: string): FrontMatterDoc {
+  if (text.includes('\0')) throw new FrontMatterError('the file holds NUL bytes: not a text card');
+  const open = OPEN.exec(text);
+  if (!open) throw new FrontMatterError('no front matter: the file must start with a line "---"', 1);
+  const eol = open[2] === '\r\n' ? '\r\n' : '\n';
+  const head = open[0];
+  let offset = head.length;
+  let yamlText = '';
+  let fence: string | undefined;
+  while (offset < text.length) {
+    const lineEnd = text.indexOf('\n', offset);
+    const line = lineEnd === -1 ? text.slice(offset) : text.slice(offset, lineEnd + 1);
+    if (CLOSE.test(line)) {
+      fence = line;
+      offset += line.length;
+      break;
+    }
+    yamlText += line;
+    offset += line.length;
+  }
+  if (fence === undefined) throw new FrontMatterError('front matter is never closed by a line "---"');
+  const data = loadYaml(yamlText);
+  return { head, yamlText, fence, body: text.slice(offset), eol, data };
+}
+
+export function loadYaml(yamlText: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = yaml.load(yamlText, { schema: yaml.JSON_SCHEMA });
+  } catch (error) {
+    const e = error as yaml.YAMLException;
+    const line = e.mark ? e.mark.line + 2 : undefined; // +1 for 1-based, +1 for the opening fence
+    throw new FrontMatterError(`invalid YAML: ${e.reason ?? e.message}`, line);
+  }
+  if (data === undefined || data === null) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    throw new FrontMatterError('front matter must be a map of fields, not a list or a scalar');
+  }
+  return data as Record<string, unknown>;
+}
+
+export function renderFrontMatter(doc: Pick<FrontMatterDoc, 'head' | 'yamlText' | 'fence' | 'body'>): string {
+  return doc.head + doc.yamlText + doc.fence + doc.body;
+}
+
+interface KeyBlock {
+  key: string;
+  start: number; // first line index
+  end: number; // one past the last line that belongs to the key
+}
+
+const TOP_KEY = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"\-?:,[\]{}&*!|>%@`][^:#]*?|-[^\s:#][^:#]*?))[ \t]*:(?:[ \t]|\r?\n|$)/;
+
+function splitLines(text: string): string[] {
+  const lines = text.match(/[^\n]*\n|[^\n]+$/g);
+  return lines ?? [];
+}
+
+function topLevelBlocks(lines: string[]): KeyBlock[] {
+  const blocks: KeyBlock[] = [];
+  let current: KeyBlock | undefined;
+  let lastContent = -1;
+  lines.forEach((line, index) => {
+    const match = TOP_KEY.exec(line);
+    if (match) {
+      if (current) current.end = lastContent + 1;
+      const key = match[1] ?? (match[2] !== undefined ? match[2].replace(/''/g, "'") : match[3]!.trim());
+      current = { key, start: index, end: index + 1 };
+      blocks.push(current);
+      lastContent = index;
+      return;
+    }
+    const continues = /^[ \t]/.test(line) || /^-([ \t]|\r?$)/.test(line);
+    if (continues && line.trim() !== '') lastContent = index;
+  });
+  if (current) current.end = lastContent + 1;
+  return blocks;
+}
+
+/** One `key: value` entry rendered as YAML lines ending in `eol`. */
+export function renderEntry(key: string, value: unknown, eol: string): string {
+  // DEFAULT_SCHEMA when dumping: it quotes strings that other YAML readers would take for dates
+  // or booleans, so what the board writes stays a string for every reader.
+  const dumped = yaml.dump({ [key]: value }, { lineWidth: -1, noRefs: true });
+  return dumped.replace(/\n/g, eol);
+}
+
+/**
+ * Set (or, with `undefined`, remove) top-level fields, touching only their lines. New keys go
+ * after the last existing one. The result is re-parsed and checked: every other field must be
+ * deep-equal to before and every set field equal to what was asked, or nothing is returned.
+ */
+export function setFields(text: string, updates: Record<string, unknown>): string {
+  const doc = parseFrontMatter(text);
+  const lines = splitLines(doc.yamlText);
+  const blocks = topLevelBlocks(lines);
+  const replacements = new Map<number, { end: number; text: string }>();
+  const appended: string[] = [];
+  for (const [key, value] of Object.entries(updates)) {
+    const matching = blocks.filter((b) => b.key === key);
+    if (matching.length > 1) throw new FrontMatterError(`field "${key}" appears more than once`);
+    const rendered = value === undefined ? '' : renderEntry(key, value, doc.eol);
+    const block = matching[0];
+    if (block) replacements.set(block.start, { end: block.end, text: rendered });
+    else if (value !== undefined) appended.push(rendered);
+  }
+  let yamlOut = '';
+  for (let i = 0; i < lines.length; ) {
+    const replacement = replacements.get(i);
+    if (replacement) {
+      yamlOut += replacement.text;
+      i = replacement.end;
+    } else {
+      yamlOut += lines[i];
+      i += 1;
+    }
+  }
+  if (appended.length > 0) {
+    // Insert after the last content line so trailing comments or blank lines stay trailing.
+    const trailingStart = lastContentEnd(yamlOut);
+    let head = yamlOut.slice(0, trailingStart);
+    if (head.length > 0 && !head.endsWith('\n')) head += doc.eol;
+    yamlOut = head + appended.join('') + yamlOut.slice(trailingStart);
+  }
+  const result = renderFrontMatter({ ...doc, yamlText: yamlOut });
+  verifyEdit(doc.data, result, updates);
+  return result;
+}
+
+function lastContentEnd(yamlText: string): number {
+  const lines = splitLines(yamlText);
+  let end = 0;
+  let offset = 0;
+  for (const line of lines) {
+    offset += line.length;
+    const trimmed = line.trim();
+    if (trimmed !== '' && !(/^#/.test(line))) end = offset;
+  }
+  return end;
+}
+
+function verifyEdit(before: Record<string, unknown>, result: string, updates: Record<string, unknown>): void {
+  const after = parseFrontMatter(result).data;
+  const expected: Record<string, unknown> = { ...before };
+  for (const [key, value] of Object.entries(updates)) {
+    if (value === undefined) delete expected[key];
+    else expected[key] = value;
+  }
+  const expectedJson = JSON.parse(JSON.stringify(expected)) as unknown;
+  if (!isDeepStrictEqual(after, expectedJson)) {
+    throw new FrontMatterError(
+      `editing ${Object.keys(updates).join(', ')} would change other fields; the card was not rewritten`,
+    );
+  }
+  // Order of untouched keys is part of integrity too.
+  const kept = Object.keys(before).filter((k) => !(k in updates));
+  const afterOrder = Object.keys(after).filter((k) => kept.includes(k));
+  if (!isDeepStrictEqual(kept, afterOrder)) {
+    throw new FrontMatterError('editing the card would reorder its fields; the card was not rewritten');
+  }
+}
+
+/** Replace the body (used only by Record appends, which keep the old body as a prefix). */
+export function withBody(text: string, body: string): string {
+  const doc = parseFrontMatter(text);
+  return renderFrontMatter({ ...doc, body });
+}

@@ -1,0 +1,58 @@
+import { parseFrontMatter, renderFrontMatter } from './frontmatter.js';
+
+/**
+ * The `## Record` section: a chronological log in the body. The board only ever appends to it.
+ * Format (the standard's): a parent line with date and time, the actor and each milestone
+ * indented beneath it.
+ *
+ *   - 2026-08-20 13:56
+ *       - board: claimed for writer (harness local, model m).
+ */
+
+const RECORD_HEADING = /^##[ \t]+Record[ \t]*\r?$/m;
+
+export function recordStamp(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ${pad(now.getHours())}:${pad(now.getMinutes())}`;
+}
+
+export function renderRecordEntry(now: Date, actor: string, milestones: readonly string[], eol = '\n'): string {
+  const lines = [`- ${recordStamp(now)}`, ...milestones.map((m, i) => `    - ${i === 0 ? `${actor}: ` : ''}${oneLine(m)}`)];
+  return lines.join(eol) + eol;
+}
+
+/** A milestone is one line: newlines in a reason would break the Record's shape. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/**
+ * Append an entry at the end of the `## Record` section (creating the section at the end of the
+ * body when it is missing). Everything before the insertion point stays byte for byte.
+ */
+export function appendRecord(text: string, now: Date, actor: string, milestones: readonly string[]): string {
+  const doc = parseFrontMatter(text);
+  const entry = renderRecordEntry(now, actor, milestones, doc.eol);
+  const body = doc.body;
+  const heading = RECORD_HEADING.exec(body);
+  if (!heading) {
+    let prefix = body;
+    if (prefix.length > 0 && !prefix.endsWith('\n')) prefix += doc.eol;
+    const gap = prefix.length === 0 || prefix.endsWith(doc.eol + doc.eol) ? '' : doc.eol;
+    return renderFrontMatter({ ...doc, body: `${prefix}${gap}## Record${doc.eol}${doc.eol}${entry}` });
+  }
+  // The section ends at the next heading of level 1 or 2, or at the end of the body.
+  const afterHeading = heading.index + heading[0].length;
+  const next = /^#{1,2}[ \t]+\S/m.exec(body.slice(afterHeading));
+  const sectionEnd = next ? afterHeading + next.index : body.length;
+  let section = body.slice(0, sectionEnd);
+  const rest = body.slice(sectionEnd);
+  // Insert right after the last non-blank line of the section, keeping the blank lines that
+  // separate it from the next heading.
+  const trimmedEnd = section.replace(/\s+$/, '').length;
+  const trailing = section.slice(trimmedEnd);
+  section = section.slice(0, trimmedEnd);
+  const lead = section.length === afterHeading ? doc.eol + doc.eol : doc.eol;
+  const tail = rest.length > 0 ? (trailing.includes('\n') ? trailing.replace(/^\r?\n/, '') : doc.eol) : trailing.replace(/^\r?\n/, '');
+  return renderFrontMatter({ ...doc, body: section + lead + entry + tail + rest });
+}

@@ -95,21 +95,43 @@ function topLevelBlocks(lines: string[]): KeyBlock[] {
   const blocks: KeyBlock[] = [];
   let current: KeyBlock | undefined;
   let lastContent = -1;
+  // A block scalar with "keep" chomping (`|+`, `>+`, `|2+` …) owns its trailing blank lines.
+  let keepBlank = false;
   lines.forEach((line, index) => {
     const match = TOP_KEY.exec(line);
     if (match) {
       if (current) current.end = lastContent + 1;
-      const key = match[1] ?? (match[2] !== undefined ? match[2].replace(/''/g, "'") : match[3]!.trim());
+      const key = match[1] !== undefined ? unescapeDoubleQuoted(match[1]) : match[2] !== undefined ? match[2].replace(/''/g, "'") : match[3]!.trim();
       current = { key, start: index, end: index + 1 };
       blocks.push(current);
       lastContent = index;
+      keepBlank = KEEP_SCALAR.test(line.slice(match[0].length));
       return;
     }
-    const continues = /^[ \t]/.test(line) || /^-([ \t]|\r?$)/.test(line);
-    if (continues && line.trim() !== '') lastContent = index;
+    const blank = line.trim() === '';
+    if (blank) {
+      if (keepBlank) lastContent = index;
+      return;
+    }
+    const continues = /^[ \t]/.test(line) || /^-([ \t]|\r?\n|$)/.test(line);
+    if (continues) lastContent = index;
+    else keepBlank = false;
   });
   if (current) current.end = lastContent + 1;
   return blocks;
+}
+
+/** The rest of a key's line when its value is a block scalar with keep chomping. */
+const KEEP_SCALAR = /^[ \t]*[|>](?:\+[1-9]?|[1-9]\+)[ \t]*(?:#.*)?\r?\n?$/;
+
+/** A double-quoted key's text as YAML reads it (`"a\"b"` is the key `a"b`). */
+function unescapeDoubleQuoted(raw: string): string {
+  try {
+    const value = yaml.load(`"${raw}"`, { schema: yaml.JSON_SCHEMA });
+    return typeof value === 'string' ? value : raw;
+  } catch {
+    return raw;
+  }
 }
 
 /** One `key: value` entry rendered as YAML lines ending in `eol`. */
@@ -139,8 +161,17 @@ export function setFields(text: string, updates: Record<string, unknown>): strin
     if (block) replacements.set(block.start, { end: block.end, text: rendered });
     else if (value !== undefined) appended.push(rendered);
   }
+  // New keys go after the last existing one (the end of the last key's lines, or the last content
+  // line), so trailing comments or blank lines stay trailing.
+  const insertAt = Math.max(blocks.length > 0 ? blocks[blocks.length - 1]!.end : 0, lastContentLine(lines) + 1);
   let yamlOut = '';
+  const insertAppended = () => {
+    if (appended.length === 0) return;
+    if (yamlOut.length > 0 && !yamlOut.endsWith('\n')) yamlOut += doc.eol;
+    yamlOut += appended.join('');
+  };
   for (let i = 0; i < lines.length; ) {
+    if (i === insertAt) insertAppended();
     const replacement = replacements.get(i);
     if (replacement) {
       yamlOut += replacement.text;
@@ -150,28 +181,19 @@ export function setFields(text: string, updates: Record<string, unknown>): strin
       i += 1;
     }
   }
-  if (appended.length > 0) {
-    // Insert after the last content line so trailing comments or blank lines stay trailing.
-    const trailingStart = lastContentEnd(yamlOut);
-    let head = yamlOut.slice(0, trailingStart);
-    if (head.length > 0 && !head.endsWith('\n')) head += doc.eol;
-    yamlOut = head + appended.join('') + yamlOut.slice(trailingStart);
-  }
+  if (insertAt >= lines.length) insertAppended();
   const result = renderFrontMatter({ ...doc, yamlText: yamlOut });
   verifyEdit(doc.data, result, updates);
   return result;
 }
 
-function lastContentEnd(yamlText: string): number {
-  const lines = splitLines(yamlText);
-  let end = 0;
-  let offset = 0;
-  for (const line of lines) {
-    offset += line.length;
-    const trimmed = line.trim();
-    if (trimmed !== '' && !(/^#/.test(line))) end = offset;
-  }
-  return end;
+/** Index of the last line that is neither blank nor a comment at column 0, or -1. */
+function lastContentLine(lines: readonly string[]): number {
+  let last = -1;
+  lines.forEach((line, index) => {
+    if (line.trim() !== '' && !line.startsWith('#')) last = index;
+  });
+  return last;
 }
 
 function verifyEdit(before: Record<string, unknown>, result: string, updates: Record<string, unknown>): void {

@@ -45,14 +45,14 @@ export function appendRecord(text: string, now: Date, actor: string, milestones:
   const afterHeading = heading.index + heading[0].length;
   const next = /^#{1,2}[ \t]+\S/m.exec(body.slice(afterHeading));
   const sectionEnd = next ? afterHeading + next.index : body.length;
-  let section = body.slice(0, sectionEnd);
-  const rest = body.slice(sectionEnd);
-  // Insert right after the last non-blank line of the section, keeping the blank lines that
-  // separate it from the next heading.
-  const trimmedEnd = section.replace(/\s+$/, '').length;
-  const trailing = section.slice(trimmedEnd);
-  section = section.slice(0, trimmedEnd);
-  const lead = section.length === afterHeading ? doc.eol + doc.eol : doc.eol;
-  const tail = rest.length > 0 ? (trailing.includes('\n') ? trailing.replace(/^\r?\n/, '') : doc.eol) : trailing.replace(/^\r?\n/, '');
-  return renderFrontMatter({ ...doc, body: section + lead + entry + tail + rest });
+  // Insert right after the line break that ends the section's last non-blank line: every byte
+  // before it stays as it was, and the blank lines that separate it from what follows stay after.
+  const lastChar = body.slice(0, sectionEnd).search(/\S\s*$/);
+  const empty = lastChar < afterHeading;
+  const lineBreak = body.indexOf('\n', lastChar);
+  const insertAt = lineBreak === -1 || lineBreak >= sectionEnd ? sectionEnd : lineBreak + 1;
+  let prefix = body.slice(0, insertAt);
+  if (!prefix.endsWith('\n')) prefix += doc.eol;
+  const lead = empty ? doc.eol : '';
+  return renderFrontMatter({ ...doc, body: prefix + lead + entry + body.slice(insertAt) });
 }

@@ -101,7 +101,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       continue;
     }
     if (verdict.kind === 'block') {
-      blocked.push({ card: file, reason: `${stamp} ${verdict.reason}`, new: true });
+      blocked.push({ card: file, reason: verdict.reason, new: true });
       continue;
     }
     if (verdict.kind === 'wait') {

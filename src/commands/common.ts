@@ -1,0 +1,53 @@
+import { loadBoard, type LoadedBoard } from '../config/load-config.js';
+import { UsageError } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { VaultLayout } from '../vault/layout.js';
+
+/** The options every command takes (CONTRACT "Commands"). */
+export interface GlobalOptions {
+  readonly config?: string;
+  readonly vault?: string;
+  readonly now?: string;
+  readonly json?: boolean;
+}
+
+/** What a command runs against; everything a test might want to replace is here. */
+export interface CommandEnv {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: (text: string) => void;
+  readonly logger: Logger;
+  readonly clock: () => Date;
+}
+
+export function processEnv(): CommandEnv {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => void process.stdout.write(text),
+    logger: createLogger(),
+    clock: () => new Date(),
+  };
+}
+
+export function resolveNow(option: string | undefined, clock: () => Date): Date {
+  if (option === undefined) return clock();
+  const date = new Date(option);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(option) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--now: "${option}" is not an ISO 8601 time (like 2026-12-02T09:00:00Z)`);
+  }
+  return date;
+}
+
+export interface Prepared {
+  readonly board: LoadedBoard;
+  readonly layout: VaultLayout;
+  readonly now: Date;
+}
+
+export async function prepare(options: GlobalOptions, env: CommandEnv): Promise<Prepared> {
+  const now = resolveNow(options.now, env.clock);
+  const board = await loadBoard({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
+  for (const problem of board.harnessProblems) env.logger.warn({ file: problem.file, field: problem.field, reason: problem.reason }, 'harness left out');
+  return { board, layout: new VaultLayout(board.config.vault), now };
+}

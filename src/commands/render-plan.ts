@@ -1,0 +1,45 @@
+import type { Plan } from '../core/types.js';
+import type { Transition } from '../round/context.js';
+import { formatProblem } from '../errors.js';
+
+/** The contract's JSON shape (CONTRACT "Commands"), plus the declared problems. */
+export function planJson(plan: Plan): Record<string, unknown> {
+  return {
+    now: plan.now,
+    dispatch: plan.dispatch.map((d) => ({ card: d.card, profile: d.profile, harness: d.harness, model: d.model, via: d.via, descriptor: d.descriptor })),
+    waiting: plan.waiting,
+    blocked: plan.blocked,
+    scheduled: plan.scheduled.map((s) => ({ template: s.template, instance: s.instance })),
+    zombies: plan.zombies.map((z) => ({ card: z.card, kind: z.kind, reason: z.reason, attempts: z.attempts, ...(z.block ? { blocked: true } : {}) })),
+    invalid: plan.invalid,
+    profiles: plan.profiles,
+    problems: [...plan.profileProblems, ...plan.templateProblems],
+  };
+}
+
+/** The plan for a person: one section per outcome, each line naming the card and why. */
+export function planText(plan: Plan, heading: string): string {
+  const lines: string[] = [heading];
+  const section = (title: string, rows: string[]) => {
+    if (rows.length === 0) return;
+    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${r}`));
+  };
+  section('scheduled', plan.scheduled.map((s) => `${s.instance}  ← ${s.template}`));
+  section('dispatch', plan.dispatch.map((d) => `${d.card} → ${d.profile}  [harness ${d.harness}, model ${d.model}]${d.via === 'recipient' ? ' (recipient)' : ''}`));
+  section('waiting', plan.waiting.map((w) => `${w.card} — ${w.reason}`));
+  section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? 'will block: ' : ''}${b.reason}`));
+  section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? ' (will be blocked: attempts exhausted)' : ''}`));
+  section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
+  section('profiles left out', plan.profileProblems.map(formatProblem));
+  section('scheduled templates left out', plan.templateProblems.map(formatProblem));
+  if (plan.dispatch.length + plan.waiting.length + plan.blocked.length + plan.scheduled.length + plan.zombies.length + plan.invalid.length === 0) {
+    lines.push('', 'nothing to do: no pending cards, no claims to reclaim.');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function transitionsText(transitions: readonly Transition[]): string {
+  if (transitions.length === 0) return '';
+  const rows = transitions.map((t) => `  ${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}`);
+  return `\ndone this round (${transitions.length})\n${rows.join('\n')}\n`;
+}

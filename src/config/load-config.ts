@@ -1,0 +1,146 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadYaml, FrontMatterError } from '../format/frontmatter.js';
+import { configSchema, type ConfigFile } from '../schema/config.js';
+import { adaptersSchema, harnessSchema, type Harness } from '../schema/harness.js';
+import { modelsSchema, type Models } from '../schema/models.js';
+import { ConfigError, zodProblems } from '../errors.js';
+import type { FileProblem } from '../core/types.js';
+
+/** The dispatcher's own tree, resolved: everything relative is relative to the config's folder. */
+export interface BoardConfig extends Omit<ConfigFile, 'vault' | 'harnesses' | 'models' | 'logs' | 'private_env' | 'adapters'> {
+  readonly configFile: string;
+  readonly vault: string;
+  readonly harnessesDir: string;
+  readonly adaptersFile?: string;
+  readonly modelsFile: string;
+  readonly logsDir: string;
+  readonly privateEnvFile?: string;
+}
+
+export interface LoadedBoard {
+  readonly config: BoardConfig;
+  readonly harnesses: ReadonlyMap<string, Harness>;
+  /** Harness files that failed their schema: reported, left out. */
+  readonly harnessProblems: readonly FileProblem[];
+  readonly models: Models;
+  readonly privateEnv: ReadonlyMap<string, string>;
+}
+
+export interface ConfigLocation {
+  readonly config?: string | undefined;
+  readonly vault?: string | undefined;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function findConfigFile(where: ConfigLocation): string {
+  const chosen = where.config ?? where.env.BOARD_CONFIG ?? 'board.yml';
+  return path.resolve(where.cwd, chosen);
+}
+
+async function readYamlFile(file: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError([{ file, reason: code === 'ENOENT' ? `${what} not found` : `cannot read ${what}: ${(error as Error).message}` }]);
+  }
+  try {
+    return loadYaml(text);
+  } catch (error) {
+    const line = error instanceof FrontMatterError && error.line !== undefined ? ` (line ${error.line - 1})` : '';
+    throw new ConfigError([{ file, reason: `${(error as Error).message}${line}` }]);
+  }
+}
+
+export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
+  const configFile = findConfigFile(where);
+  const raw = await readYamlFile(configFile, 'config file');
+  const parsed = configSchema.safeParse(where.vault ? { ...(raw as object), vault: where.vault } : raw);
+  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));
+  const file = parsed.data;
+  const base = path.dirname(configFile);
+  const resolve = (p: string) => path.resolve(base, p);
+  const config: BoardConfig = {
+    ...file,
+    configFile,
+    vault: where.vault ? path.resolve(where.cwd, where.vault) : resolve(file.vault),
+    harnessesDir: resolve(file.harnesses),
+    modelsFile: resolve(file.models),
+    logsDir: resolve(file.logs),
+    ...(file.adapters ? { adaptersFile: resolve(file.adapters) } : {}),
+    ...(file.private_env ? { privateEnvFile: resolve(file.private_env) } : {}),
+  };
+
+  const { harnesses, problems } = await loadHarnesses(config);
+  if (!harnesses.has(config.default_harness) && !problems.some((p) => p.file.endsWith(`${config.default_harness}.yml`))) {
+    throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `no harness named "${config.default_harness}" in ${config.harnessesDir}` }]);
+  }
+  const modelsRaw = await readYamlFile(config.modelsFile, 'models table');
+  const models = modelsSchema.safeParse(modelsRaw);
+  if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error));
+  const privateEnv = config.privateEnvFile ? await readPrivateEnv(config.privateEnvFile) : new Map<string, string>();
+  return { config, harnesses, harnessProblems: problems, models: models.data, privateEnv };
+}
+
+async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<string, Harness>; problems: FileProblem[] }> {
+  const harnesses = new Map<string, Harness>();
+  const problems: FileProblem[] = [];
+  let names: string[] = [];
+  try {
+    names = (await fs.readdir(config.harnessesDir)).filter((n) => /\.ya?ml$/.test(n)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !config.adaptersFile) {
+      throw new ConfigError([{ file: config.harnessesDir, reason: `cannot read the harnesses folder: ${(error as Error).message}` }]);
+    }
+  }
+  for (const name of names) {
+    const file = path.join(config.harnessesDir, name);
+    try {
+      const parsed = harnessSchema.safeParse(await readYamlFile(file, 'harness file'));
+      if (parsed.success) harnesses.set(name.replace(/\.ya?ml$/, ''), parsed.data);
+      else problems.push(...zodProblems(file, parsed.error));
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push(...error.problems);
+      else throw error;
+    }
+  }
+  if (config.adaptersFile) {
+    const parsed = adaptersSchema.safeParse(await readYamlFile(config.adaptersFile, 'adapters file'));
+    if (!parsed.success) throw new ConfigError(zodProblems(config.adaptersFile, parsed.error));
+    for (const [name, harness] of Object.entries(parsed.data)) if (!harnesses.has(name)) harnesses.set(name, harness);
+  }
+  return { harnesses, problems };
+}
+
+/** `KEY=value` lines; `#` comments and blank lines ignored; optional surrounding quotes removed. */
+export function parsePrivateEnv(text: string, file: string): Map<string, string> {
+  const env = new Map<string, string>();
+  const problems: FileProblem[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(trimmed);
+    // Never echo the line: it may hold a secret.
+    if (!m) return void problems.push({ file, field: `line ${i + 1}`, reason: 'not a KEY=value line' });
+    let value = m[2]!;
+    if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) {
+      value = value.slice(1, -1);
+    }
+    env.set(m[1]!, value);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return env;
+}
+
+async function readPrivateEnv(file: string): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([{ file, field: 'private_env', reason: `cannot read the private env file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+  }
+  return parsePrivateEnv(text, file);
+}

@@ -1,0 +1,98 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { composeCommand } from '../core/compose.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import { cardSchema } from '../schema/card.js';
+import { runIdFor } from '../core/zombies.js';
+import type { PlannedDispatch } from '../core/types.js';
+import { localDate } from '../core/time.js';
+import { editCard } from '../vault/edit-card.js';
+import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
+import type { RoundContext, Transition } from './context.js';
+
+/**
+ * Step 4: claim each planned card by an exclusive move into `in-progress/`, stamp the claim
+ * (`agent`, `claimed`, `model` and a Record milestone), then hand the run to the spawner.
+ */
+export async function dispatchCards(ctx: RoundContext, planned: readonly PlannedDispatch[]): Promise<Transition[]> {
+  const out: Transition[] = [];
+  for (const item of planned) out.push(...(await dispatchOne(ctx, item)));
+  return out;
+}
+
+async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Transition[]> {
+  const log = ctx.logger.child({ card: item.card, profile: item.profile });
+  const from = path.join(ctx.layout.pending, item.card);
+  const to = path.join(ctx.layout.inProgress, item.card);
+  const harness = ctx.board.harnesses.get(item.harness)!;
+  const claimed = ctx.now.toISOString();
+
+  // Compose before claiming: a card whose command cannot be built is never claimed.
+  const composed = composeCommand({
+    harness,
+    model: item.model,
+    profile: ctx.layout.absolute(item.profilePath),
+    card: to,
+    vault: ctx.layout.root,
+    privateEnv: ctx.board.privateEnv,
+    boardEnv: {
+      BOARD_CARD: to,
+      BOARD_CLAIM: claimed,
+      BOARD_VAULT: ctx.layout.root,
+      BOARD_CONFIG: ctx.board.config.configFile,
+    },
+    fallbackPath: process.env.PATH ?? '/usr/bin:/bin',
+    resolveDir: (dir) => path.resolve(ctx.layout.root, dir),
+  });
+  if (!composed.ok) {
+    log.warn({ reason: composed.reason }, 'not dispatched');
+    return [{ kind: 'failed', card: item.card, detail: composed.reason }];
+  }
+
+  try {
+    await fs.mkdir(ctx.layout.inProgress, { recursive: true });
+    await moveNoReplace(from, to);
+  } catch (error) {
+    const detail =
+      error instanceof MoveClashError
+        ? `not claimed: in-progress/${item.card} already exists (both files left untouched)`
+        : (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'not claimed: the card left pending/ before it could be claimed'
+          : `not claimed: ${(error as Error).message}`;
+    log.warn({ err: error }, detail);
+    return [{ kind: 'failed', card: item.card, detail }];
+  }
+
+  let text: string;
+  try {
+    const how = item.via === 'recipient' ? `pushed by recipient` : `matched handles "${item.descriptor}"`;
+    text = await editCard(
+      to,
+      {
+        fields: { agent: item.profile, claimed, model: item.model },
+        record: { actor: 'board', milestones: [`claimed for ${item.profile} (${how}); harness ${item.harness}, model ${item.model}.`] },
+      },
+      ctx.now,
+    );
+  } catch (error) {
+    // The card is in in-progress/ without a claim: the next tick returns it as a torn claim.
+    log.error({ err: error }, 'claimed but could not stamp the card');
+    return [{ kind: 'failed', card: item.card, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` }];
+  }
+  const attempts = cardSchema.parse(parseFrontMatter(text).data).attempts;
+  const runId = runIdFor(item.card, claimed, attempts);
+  const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}` };
+  log.info({ runId, harness: item.harness, model: item.model }, 'card claimed');
+
+  const logFile = path.join(ctx.board.config.logsDir, 'runs', localDate(ctx.now), `${runId}.log`);
+  try {
+    await fs.mkdir(path.dirname(logFile), { recursive: true });
+    const started = await ctx.spawner.start({ runId, card: to, claim: claimed, kanbanDir: ctx.layout.kanban, logFile, command: composed.command });
+    log.info({ runId, pid: started.pid, argv: [composed.command.file, ...composed.command.args].length, logFile }, 'worker spawned');
+    return [claimedTransition, { kind: 'spawned', card: item.card, runId, ...(started.pid !== undefined ? { pid: started.pid } : {}), detail: logFile }];
+  } catch (error) {
+    // Left claimed: with no run record it is returned as never started once the grace passes.
+    log.error({ err: error, runId }, 'spawn failed');
+    return [claimedTransition, { kind: 'failed', card: item.card, runId, detail: `spawn failed: ${(error as Error).message}` }];
+  }
+}

@@ -1,0 +1,121 @@
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { cardSchema, scheduledTemplateSchema, type Card } from '../schema/card.js';
+import { profileSchema } from '../schema/profile.js';
+import { inputPaths, isSafeVaultPath } from '../core/census.js';
+import { runIdFor } from '../core/zombies.js';
+import type { InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
+import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { mapLimit, readParsed } from '../vault/read-card.js';
+import { readRunRecord, runFactOf } from '../vault/runs.js';
+import { RoundError } from '../errors.js';
+
+/** Files read at once: enough to keep the disk busy, few enough to stay far from EMFILE. */
+const READ_CONCURRENCY = 64;
+
+/**
+ * Steps 1–2's reading half: everything a round needs from the vault, read fresh every time (no
+ * cache, no registry). The pure planner decides from this snapshot alone.
+ */
+export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> {
+  await assertVault(layout);
+  const [profileDirs, templateNames, pendingNames, inProgressNames, doneNames, archivedNames] = await Promise.all([
+    listEntries(layout.agents),
+    listCardNames(layout.scheduled),
+    listCardNames(layout.pending),
+    listCardNames(layout.inProgress),
+    listCardNames(layout.done),
+    listArchived(layout.archive),
+  ]);
+
+  const profileFiles = profileDirs.filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
+  const profiles = (
+    await mapLimit(profileFiles, READ_CONCURRENCY, async (file) => {
+      const parsed = await readParsed(file, layout.relative(file), profileSchema);
+      // A folder without PROFILE.md is not an agent (yet): nothing to declare.
+      if (!parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read')) return undefined;
+      return parsed;
+    })
+  ).filter((p): p is NonNullable<typeof p> => p !== undefined);
+
+  const [templates, pending, inProgress] = await Promise.all([
+    mapLimit(templateNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.scheduled, n), `scheduled/${n}`, scheduledTemplateSchema)),
+    mapLimit(pendingNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.pending, n), n, cardSchema)),
+    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.inProgress, n), n, cardSchema)),
+  ]);
+
+  const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
+  const inputs = await readInputFacts(layout, [...pending, ...templates]);
+  const runs = await readRunFacts(layout, inProgress);
+  return {
+    profiles,
+    templates,
+    pending,
+    inProgress,
+    existingNames,
+    inputs,
+    runs,
+  };
+}
+
+async function assertVault(layout: VaultLayout): Promise<void> {
+  try {
+    const stat = await fs.stat(layout.kanban);
+    if (!stat.isDirectory()) throw new RoundError(`${layout.kanban} is not a folder`);
+  } catch (error) {
+    if (error instanceof RoundError) throw error;
+    throw new RoundError(`no board at ${layout.kanban}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (is \`vault\` right?)`);
+  }
+}
+
+async function listEntries(dir: string): Promise<Dirent[]> {
+  try {
+    return (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new RoundError(`cannot list ${dir}: ${(error as Error).message}`);
+  }
+}
+
+async function listCardNames(dir: string): Promise<string[]> {
+  return (await listEntries(dir)).filter((e) => !e.isDirectory() && isCardFileName(e.name)).map((e) => e.name);
+}
+
+async function listArchived(archiveDir: string): Promise<string[]> {
+  const months = (await listEntries(archiveDir)).filter((e) => e.isDirectory());
+  const lists = await Promise.all(months.map((m) => listCardNames(path.join(archiveDir, m.name))));
+  return lists.flat();
+}
+
+async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inputs?: Card['inputs'] }>[]): Promise<Map<string, InputFact>> {
+  const wanted = new Set<string>();
+  for (const c of cards) if (c.ok) for (const { path: p } of inputPaths(c.value)) wanted.add(p);
+  const root = await fs.realpath(layout.root);
+  const facts = new Map<string, InputFact>();
+  await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
+    if (!isSafeVaultPath(rel)) {
+      facts.set(rel, { exists: false, inside: false });
+      return;
+    }
+    try {
+      const real = await fs.realpath(layout.absolute(rel));
+      facts.set(rel, { exists: true, inside: real === root || real.startsWith(root + path.sep) });
+    } catch {
+      // A dangling link is as absent as a missing file; where it points is checked once it resolves.
+      facts.set(rel, { exists: false, inside: true });
+    }
+  });
+  return facts;
+}
+
+async function readRunFacts(layout: VaultLayout, inProgress: readonly Parsed<Card>[]): Promise<Map<string, RunFact>> {
+  const runs = new Map<string, RunFact>();
+  await mapLimit(inProgress, READ_CONCURRENCY, async (c) => {
+    if (!c.ok || !c.value.claimed) return;
+    const runId = runIdFor(c.file, c.value.claimed, c.value.attempts);
+    const record = await readRunRecord(layout.kanban, runId);
+    if (record) runs.set(runId, runFactOf(record));
+  });
+  return runs;
+}

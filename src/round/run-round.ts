@@ -1,0 +1,44 @@
+import { planRound } from '../core/plan.js';
+import type { Plan, RoundSettings } from '../core/types.js';
+import type { LoadedBoard } from '../config/load-config.js';
+import { blockCards } from './block-cards.js';
+import type { RoundContext, Transition } from './context.js';
+import { dispatchCards } from './dispatch-cards.js';
+import { readSnapshot } from './read-snapshot.js';
+import { reclaimZombies } from './reclaim-zombies.js';
+import { writeScheduled } from './write-scheduled.js';
+
+/** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
+export const START_GRACE_MS = 5 * 60_000;
+
+export function roundSettings(board: LoadedBoard): RoundSettings {
+  const c = board.config;
+  return {
+    trustedOrigins: c.trusted_origins,
+    maxAttempts: c.max_attempts,
+    maxDispatches: c.max_dispatches_per_round,
+    zombieAfterMs: c.zombie_after,
+    startGraceMs: Math.min(START_GRACE_MS, c.zombie_after),
+    defaultHarness: c.default_harness,
+    harnesses: board.harnesses,
+    harnessProblems: board.harnessProblems,
+    models: board.models,
+    privateKeys: new Set(board.privateEnv.keys()),
+  };
+}
+
+/** Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. */
+export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>): Promise<Plan> {
+  const snapshot = await readSnapshot(ctx.layout);
+  return planRound(snapshot, roundSettings(ctx.board), ctx.now);
+}
+
+/** Execute a plan in the heartbeat's order: scheduled, blocks, dispatch, then zombies. */
+export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transition[]> {
+  const transitions: Transition[] = [];
+  transitions.push(...(await writeScheduled(ctx, plan.scheduled)));
+  transitions.push(...(await blockCards(ctx, plan.blocked)));
+  transitions.push(...(await dispatchCards(ctx, plan.dispatch)));
+  transitions.push(...(await reclaimZombies(ctx, plan.zombies)));
+  return transitions;
+}

@@ -1,0 +1,23 @@
+import path from 'node:path';
+import type { PlannedScheduled } from '../core/types.js';
+import { createFileExclusive } from '../vault/atomic-write.js';
+import type { RoundContext, Transition } from './context.js';
+
+/** Step 0's writing half: each due instance is created in `pending/`, never over an existing file. */
+export async function writeScheduled(ctx: RoundContext, planned: readonly PlannedScheduled[]): Promise<Transition[]> {
+  const out: Transition[] = [];
+  for (const item of planned) {
+    const log = ctx.logger.child({ card: item.instance, template: item.template });
+    try {
+      await createFileExclusive(path.join(ctx.layout.pending, item.instance), item.text);
+      log.info('scheduled instance written');
+      out.push({ kind: 'scheduled', card: item.instance, detail: `from ${item.template}` });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const detail = code === 'EEXIST' ? 'already exists in pending/: left as it is' : `not written: ${(error as Error).message}`;
+      log.warn({ err: error }, detail);
+      out.push({ kind: 'failed', card: item.instance, detail });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * The supervisor of one run: started detached by a tick, it launches the worker for exactly one
+ * claim and records what happened (pid, start, end, exit code) in the run record on the board.
+ * It refuses to launch when the claim is no longer the card's (the card was reclaimed, or
+ * another supervisor already started this claim).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseFrontMatter } from './format/frontmatter.js';
+import { SUPERVISOR_JOB_VAR, type RunJob } from './round/spawner.js';
+import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
+
+function note(logFile: string, line: string): void {
+  fs.appendFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
+}
+
+function claimStillHeld(job: RunJob): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(job.card, 'utf8');
+  } catch {
+    return 'the card is no longer in in-progress/';
+  }
+  const claimed = parseFrontMatter(text).data.claimed;
+  return claimed === job.claim ? undefined : `the card's claim is now ${JSON.stringify(claimed)}, not ${job.claim}`;
+}
+
+async function main(): Promise<number> {
+  const raw = process.env[SUPERVISOR_JOB_VAR];
+  if (!raw) {
+    process.stderr.write('supervisor: started without a job; it is started by `board tick`\n');
+    return 2;
+  }
+  const job = JSON.parse(raw) as RunJob;
+  const workerEnv = { ...process.env };
+  delete workerEnv[SUPERVISOR_JOB_VAR];
+  fs.mkdirSync(path.dirname(job.logFile), { recursive: true });
+
+  const refused = claimStillHeld(job);
+  if (refused) {
+    note(job.logFile, `not starting ${job.runId}: ${refused}`);
+    return 0;
+  }
+  const base: RunRecord = {
+    runId: job.runId,
+    card: path.basename(job.card),
+    claim: job.claim,
+    state: 'started',
+    host: os.hostname(),
+    pid: process.pid,
+    start: new Date().toISOString(),
+    log: job.logFile,
+  };
+  if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
+    note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
+    return 0;
+  }
+  note(job.logFile, `starting ${job.command.file} for ${base.card} (run ${job.runId}) in ${job.command.cwd}`);
+  const out = fs.openSync(job.logFile, 'a');
+  // Record updates are chained so a late "spawned" write can never overwrite the "exited" one.
+  let writes = Promise.resolve();
+  const record = (update: Partial<RunRecord>) => (writes = writes.then(() => updateRunRecord(job.kanbanDir, { ...base, ...update })));
+  const finish = (update: Partial<RunRecord>) => record({ ...update, state: 'exited', end: new Date().toISOString() });
+  return new Promise<number>((resolve) => {
+    const child = spawn(job.command.file, [...job.command.args], {
+      cwd: job.command.cwd,
+      env: workerEnv,
+      stdio: ['ignore', out, out],
+      shell: false,
+    });
+    child.once('error', (error) => {
+      note(job.logFile, `worker could not start: ${error.message}`);
+      void finish({ exitCode: null, error: error.message }).then(() => resolve(1));
+    });
+    child.once('spawn', () => {
+      if (child.pid !== undefined) void record({ workerPid: child.pid });
+    });
+    child.once('exit', (code, signal) => {
+      note(job.logFile, `worker exited with ${code !== null ? `code ${code}` : `signal ${signal}`}`);
+      void finish({ ...(child.pid !== undefined ? { workerPid: child.pid } : {}), exitCode: code, signal }).then(() => resolve(0));
+    });
+  });
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`supervisor: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** A temp file beside the target (same filesystem, so the rename is atomic), hidden from census. */
+function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+async function writeTemp(target: string, text: string): Promise<string> {
+  const temp = tempPathFor(target);
+  const handle = await fs.open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/** Replace a file's content through a temp file and a rename: readers see old or new, never half. */
+export async function writeFileAtomic(target: string, text: string): Promise<void> {
+  const temp = await writeTemp(target, text);
+  try {
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Create a file that must not exist yet, complete or not at all: the content goes to a temp file,
+ * which is then hard-linked to the name (link fails with EEXIST instead of replacing).
+ */
+export async function createFileExclusive(target: string, text: string): Promise<void> {
+  const temp = await writeTemp(target, text);
+  try {
+    await fs.link(temp, target);
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+}

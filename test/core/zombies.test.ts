@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { findZombie, runIdFor, type ZombieSettings } from '../../src/core/zombies.js';
+import { cardSchema, type Card } from '../../src/schema/card.js';
+import type { RunFact } from '../../src/core/types.js';
+
+const MIN = 60_000;
+const settings: ZombieSettings = { zombieAfterMs: 120 * MIN, startGraceMs: 5 * MIN, maxAttempts: 3 };
+const CLAIMED = '2026-08-20T10:00:00Z';
+const claimedAt = Date.parse(CLAIMED);
+const after = (minutes: number) => new Date(claimedAt + minutes * MIN);
+const STAMP = '2026-08-20 12:30';
+const FILE = 'write-post.md';
+
+const card = (over: Record<string, unknown> = {}): Card =>
+  cardSchema.parse({
+    function: 'write',
+    request: 'a post',
+    created: '2026-08-19',
+    origin: 'human',
+    agent: 'writer',
+    claimed: CLAIMED,
+    ...over,
+  });
+
+describe('runIdFor', () => {
+  it.each([
+    ['write-post.md', '2026-08-20T10:00:00Z', 0, 'write-post.20260820T100000Z.a0'],
+    ['write-post.md', '2026-08-20T10:00:00.123+02:00', 2, 'write-post.20260820T1000001230200.a2'],
+    ['a.b.md', '2026-08-20 10:00', 1, 'a.b.202608201000.a1'],
+    ['no-extension', 'x', 0, 'no-extension.x.a0'],
+  ])('runIdFor(%j, %j, %i) = %j', (file, claimed, attempts, expected) => {
+    expect(runIdFor(file, claimed, attempts)).toBe(expected);
+  });
+});
+
+describe('findZombie', () => {
+  const started: RunFact = { state: 'started', pid: 42, alive: true };
+  const runId = 'write-post.20260820T100000Z.a0';
+
+  it.each<[string, Record<string, unknown>, RunFact | undefined, number, ReturnType<typeof findZombie>]>([
+    ['torn: no claimed', { claimed: undefined }, undefined, 0, { card: FILE, kind: 'torn', reason: 'torn claim: in in-progress/ without `claimed`', attempts: 0 }],
+    ['torn: empty claimed keeps attempts', { claimed: '', attempts: 2 }, undefined, 0, { card: FILE, kind: 'torn', reason: 'torn claim: in in-progress/ without `claimed`', attempts: 2 }],
+    ['torn: null claimed', { claimed: null }, started, 999, { card: FILE, kind: 'torn', reason: 'torn claim: in in-progress/ without `claimed`', attempts: 0 }],
+    ['torn: claimed not a timestamp', { claimed: 'yesterday' }, undefined, 0, { card: FILE, kind: 'torn', reason: 'torn claim: `claimed` "yesterday" is not a timestamp', attempts: 0 }],
+    ['fresh claim, no run yet, within grace', {}, undefined, 4, undefined],
+    ['never started: no run after the grace', {}, undefined, 5, { card: FILE, kind: 'never-started', reason: 'claimed 5m ago but its worker never started', attempts: 0, claim: CLAIMED, runId }],
+    ['never started keeps attempts even past zombie_after', { attempts: 2 }, undefined, 600, { card: FILE, kind: 'never-started', reason: 'claimed 10h ago but its worker never started', attempts: 2, claim: CLAIMED, runId: 'write-post.20260820T100000Z.a2' }],
+    ['abandoned run: at once, no attempt', {}, { state: 'abandoned' }, 0, { card: FILE, kind: 'never-started', reason: 'claimed 0m ago but its worker never started', attempts: 0, claim: CLAIMED, runId }],
+    ['running, young', {}, started, 60, undefined],
+    ['running, exactly zombie_after: not yet', {}, started, 120, undefined],
+    ['running on another host (alive unknown), young', {}, { state: 'started' }, 119, undefined],
+    ['expired: attempts + 1', {}, started, 121, { card: FILE, kind: 'expired', reason: 'zombie: claimed by writer 2h1m ago (zombie_after 2h)', attempts: 1, claim: CLAIMED, runId }],
+    ['expired, alive unknown', { attempts: 1 }, { state: 'started' }, 180, { card: FILE, kind: 'expired', reason: 'zombie: claimed by writer 3h ago (zombie_after 2h)', attempts: 2, claim: CLAIMED, runId: 'write-post.20260820T100000Z.a1' }],
+    ['expired, no agent', { agent: undefined }, started, 3000, { card: FILE, kind: 'expired', reason: 'zombie: claimed by unknown 2d ago (zombie_after 2h)', attempts: 1, claim: CLAIMED, runId }],
+    [
+      'expired at max_attempts: blocked',
+      { attempts: 2 },
+      started,
+      150,
+      {
+        card: FILE,
+        kind: 'expired',
+        reason: 'zombie: claimed by writer 2h30m ago (zombie_after 2h)',
+        attempts: 3,
+        claim: CLAIMED,
+        runId: 'write-post.20260820T100000Z.a2',
+        block: `${STAMP} zombie: claimed by writer 2h30m ago (zombie_after 2h); attempts exhausted (3 of max_attempts 3)`,
+      },
+    ],
+    ['dead worker: exited, at once', {}, { state: 'exited', exitCode: 1 }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker exited (exit code 1) without closing the card', attempts: 1, claim: CLAIMED, runId }],
+    ['dead worker: exit code 0 still counts', {}, { state: 'exited', exitCode: 0 }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker exited (exit code 0) without closing the card', attempts: 1, claim: CLAIMED, runId }],
+    ['dead worker: no exit code', {}, { state: 'exited', exitCode: null }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker exited (no exit code) without closing the card', attempts: 1, claim: CLAIMED, runId }],
+    ['dead worker: supervisor gone', {}, { state: 'started', pid: 77, alive: false }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker supervisor (pid 77) is gone and the card is still claimed', attempts: 1, claim: CLAIMED, runId }],
+    ['dead worker: supervisor gone, pid unknown', {}, { state: 'started', alive: false }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker supervisor (pid ?) is gone and the card is still claimed', attempts: 1, claim: CLAIMED, runId }],
+    [
+      'dead worker at max_attempts: blocked',
+      { attempts: 2 },
+      { state: 'exited', exitCode: 3 },
+      1,
+      {
+        card: FILE,
+        kind: 'dead-worker',
+        reason: 'worker exited (exit code 3) without closing the card',
+        attempts: 3,
+        claim: CLAIMED,
+        runId: 'write-post.20260820T100000Z.a2',
+        block: `${STAMP} worker exited (exit code 3) without closing the card; attempts exhausted (3 of max_attempts 3)`,
+      },
+    ],
+    ['a blocked card is never a zombie', { blocked: '2026-08-20 x' }, { state: 'exited', exitCode: 1 }, 9999, undefined],
+  ])('%s', (_label, over, run, minutes, expected) => {
+    expect(findZombie(FILE, card(over), run, after(minutes), settings, STAMP)).toEqual(expected);
+  });
+
+  it('a claim in local time (no offset) is aged from local time', () => {
+    // TZ=UTC: "2026-08-20 10:00" is 10:00Z.
+    const z = findZombie(FILE, card({ claimed: '2026-08-20 10:00' }), { state: 'started', alive: true }, after(121), settings, STAMP);
+    expect(z?.kind).toBe('expired');
+    expect(z?.claim).toBe('2026-08-20 10:00');
+  });
+
+  it('honours an offset in claimed', () => {
+    // 12:00+02:00 is 10:00Z: 121 minutes later is past zombie_after.
+    const z = findZombie(FILE, card({ claimed: '2026-08-20T12:00:00+02:00' }), { state: 'started', alive: true }, after(121), settings, STAMP);
+    expect(z?.kind).toBe('expired');
+    expect(findZombie(FILE, card({ claimed: '2026-08-20T12:00:00+02:00' }), { state: 'started', alive: true }, after(119), settings, STAMP)).toBeUndefined();
+  });
+});

@@ -138,6 +138,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       model: model.model,
       via: match.via,
       descriptor: match.descriptor,
+      attempts: card.attempts,
       scheduled: isScheduled,
       created: card.created,
       priority: card.priority ?? null,

@@ -78,6 +78,8 @@ export interface PlannedDispatch {
   readonly model: string;
   readonly via: 'funnel' | 'recipient';
   readonly descriptor: string;
+  /** The card's attempts so far: part of the run id its supervisor records under. */
+  readonly attempts: number;
   /** True when the card is a scheduled instance this same round writes. */
   readonly scheduled: boolean;
 }

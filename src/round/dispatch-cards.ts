@@ -1,14 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { composeCommand } from '../core/compose.js';
-import { parseFrontMatter } from '../format/frontmatter.js';
-import { cardSchema } from '../schema/card.js';
 import { runIdFor } from '../core/zombies.js';
 import type { PlannedDispatch } from '../core/types.js';
 import { localDate } from '../core/time.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
 import type { RoundContext, Transition } from './context.js';
+
+const BOARD_CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
 /**
  * Step 4: claim each planned card by an exclusive move into `in-progress/`, stamp the claim
@@ -26,6 +27,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
   const to = path.join(ctx.layout.inProgress, item.card);
   const harness = ctx.board.harnesses.get(item.harness)!;
   const claimed = ctx.now.toISOString();
+  const runId = runIdFor(item.card, claimed, item.attempts);
 
   // Compose before claiming: a card whose command cannot be built is never claimed.
   const composed = composeCommand({
@@ -40,6 +42,9 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
       BOARD_CLAIM: claimed,
       BOARD_VAULT: ctx.layout.root,
       BOARD_CONFIG: ctx.board.config.configFile,
+      BOARD_RUN: runId,
+      // The worker reaches the `board card` verbs through this very CLI, whatever its PATH.
+      BOARD_BIN: BOARD_CLI,
     },
     fallbackPath: process.env.PATH ?? '/usr/bin:/bin',
     resolveDir: (dir) => path.resolve(ctx.layout.root, dir),
@@ -63,10 +68,9 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     return [{ kind: 'failed', card: item.card, detail }];
   }
 
-  let text: string;
   try {
     const how = item.via === 'recipient' ? `pushed by recipient` : `matched handles "${item.descriptor}"`;
-    text = await editCard(
+    await editCard(
       to,
       {
         fields: { agent: item.profile, claimed, model: item.model },
@@ -79,8 +83,6 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     log.error({ err: error }, 'claimed but could not stamp the card');
     return [{ kind: 'failed', card: item.card, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` }];
   }
-  const attempts = cardSchema.parse(parseFrontMatter(text).data).attempts;
-  const runId = runIdFor(item.card, claimed, attempts);
   const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}` };
   log.info({ runId, harness: item.harness, model: item.model }, 'card claimed');
 

@@ -1,0 +1,60 @@
+import { formatProblem, RoundError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Plan } from '../core/types.js';
+import type { LoadedBoard } from '../config/load-config.js';
+import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
+import type { VaultLayout } from '../vault/layout.js';
+import type { Transition } from './context.js';
+import { roundCounts, writeLastRound } from './last-round.js';
+import { executePlan, planFromVault } from './run-round.js';
+import type { Spawner } from './spawner.js';
+
+export interface LockedRoundInput {
+  readonly board: LoadedBoard;
+  readonly layout: VaultLayout;
+  readonly now: Date;
+}
+
+export type LockedRoundResult =
+  | { readonly skipped: true; readonly holder?: LockOwner }
+  | { readonly skipped: false; readonly plan: Plan; readonly transitions: Transition[]; readonly tookOverFrom?: LockOwner };
+
+/**
+ * One round under the vault's round lock: the heartbeat `board tick` runs once and `board watch`
+ * runs on every signal. A round that finds the lock held is skipped (never queued), so a timer and
+ * a watcher on one vault never overlap. Each round that ran, or failed, leaves `last-round.json`.
+ */
+export async function runLockedRound(input: LockedRoundInput, logger: Logger, spawner: Spawner, by = 'tick'): Promise<LockedRoundResult> {
+  const { board, layout, now } = input;
+  let compromised: Error | undefined;
+  const lock = await acquireRoundLock(layout.kanban, (error) => {
+    compromised = error;
+    logger.error({ err: error }, 'round lock compromised');
+  }).catch((error: Error) => {
+    throw new RoundError(`cannot take the round lock in ${layout.kanban}: ${error.message}`);
+  });
+  if (!lock.acquired) {
+    logger.info({ holder: lock.holder }, `round lock held: skipping this ${by === 'tick' ? 'tick' : 'round'}`);
+    return { skipped: true, ...(lock.holder ? { holder: lock.holder } : {}) };
+  }
+  if (lock.tookOverFrom) logger.warn({ previous: lock.tookOverFrom }, 'took over the round lock of a dead process');
+  try {
+    const plan = await planFromVault({ board, layout, now });
+    for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
+    for (const p of [...plan.profileProblems, ...plan.templateProblems]) logger.error({ file: p.file, field: p.field, reason: p.reason }, formatProblem(p));
+    const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);
+    if (compromised) throw new RoundError(`the round lock was lost during the round: ${compromised.message}`);
+    await recordLastRound(board, logger, { time: now.toISOString(), outcome: 'ok', by, vault: layout.root, counts: roundCounts(plan, transitions) });
+    return { skipped: false, plan, transitions, ...(lock.tookOverFrom ? { tookOverFrom: lock.tookOverFrom } : {}) };
+  } catch (error) {
+    await recordLastRound(board, logger, { time: now.toISOString(), outcome: 'failed', by, vault: layout.root, error: (error as Error).message });
+    throw error;
+  } finally {
+    await lock.release().catch((error: Error) => logger.error({ err: error }, 'could not release the round lock'));
+  }
+}
+
+async function recordLastRound(board: LoadedBoard, logger: Logger, record: Parameters<typeof writeLastRound>[1]): Promise<void> {
+  // Status is a convenience: failing to write it never fails the round.
+  await writeLastRound(board.config.logsDir, record).catch((error: Error) => logger.warn({ err: error }, 'could not write last-round.json'));
+}

@@ -20,6 +20,8 @@ export interface ComposeInput {
   readonly fallbackPath: string;
   /** Resolves a relative working_directory. */
   readonly resolveDir: (dir: string) => string;
+  /** Absolute path of the harnesses folder: `{harnesses}` in `command` elements (wrapper scripts shipped there). */
+  readonly harnessesDir?: string;
 }
 
 export interface ComposedCommand {
@@ -46,7 +48,9 @@ export function composeCommand(input: ComposeInput): ComposeResult {
     return { ok: false, reason: `private env file lacks ${missing.join(', ')} (environment_from_private)` };
   }
   const prompt = substitute(harness.prompt_template, { profile: input.profile, card: input.card, vault: input.vault });
-  const argv = harness.command.map((element) => substitute(element, { prompt, model: input.model }));
+  const values: Record<string, string> = { prompt, model: input.model };
+  if (input.harnessesDir !== undefined) values.harnesses = input.harnessesDir;
+  const argv = harness.command.map((element) => substitute(element, values));
   const env: Record<string, string> = { ...harness.environment };
   if (env.PATH === undefined) env.PATH = input.fallbackPath;
   for (const key of harness.environment_from_private) env[key] = input.privateEnv.get(key)!;

@@ -48,6 +48,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     },
     fallbackPath: process.env.PATH ?? '/usr/bin:/bin',
     resolveDir: (dir) => path.resolve(ctx.layout.root, dir),
+    harnessesDir: ctx.board.config.harnessesDir,
   });
   if (!composed.ok) {
     log.warn({ reason: composed.reason }, 'not dispatched');

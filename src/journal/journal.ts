@@ -1,0 +1,184 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { localDate } from '../core/time.js';
+import { journalEventSchema, materialize, toLine, type JournalEvent, type NewEvent } from './event.js';
+
+/**
+ * The append-only journal: `<logs>/journal/YYYY-MM-DD.ndjson`, one file per local day of the
+ * event's time, one event per line, never rewritten. Appends are a single `write(2)` of one line
+ * under PIPE_BUF on a descriptor opened O_APPEND, so any number of processes (ticks, watchers,
+ * workers running `board card` verbs) may append at once without losing or interleaving lines.
+ */
+
+export interface JournalProblem {
+  readonly file: string;
+  /** 1-based line number. */
+  readonly line: number;
+  readonly reason: string;
+  /** True for an unterminated last line: what a crash in the middle of an append leaves. */
+  readonly torn: boolean;
+}
+
+export interface JournalRead {
+  readonly events: JournalEvent[];
+  readonly problems: JournalProblem[];
+}
+
+export interface ReadOptions {
+  /** Only events at or after this time (whole day files before its date are not even opened). */
+  readonly since?: Date;
+  readonly card?: string;
+}
+
+export interface Journal {
+  /** False for the no-op journal (dry-run, a verb that found no logs folder). */
+  readonly enabled: boolean;
+  /** The `journal/` folder, when there is one. */
+  readonly dir?: string;
+  /**
+   * Append one event and return it as stored (with its id). Never throws: a failed append is
+   * reported to the journal's `onError` (the caller's work is not undone by a full disk).
+   */
+  append(event: NewEvent): Promise<JournalEvent>;
+  /** Every stored event, oldest first, with the lines that could not be read. */
+  read(options?: ReadOptions): Promise<JournalRead>;
+}
+
+export interface OpenOptions {
+  readonly clock?: () => Date;
+  readonly onError?: (error: Error, event: JournalEvent) => void;
+}
+
+export function journalDir(logsDir: string): string {
+  return path.join(logsDir, 'journal');
+}
+
+export function dayFile(dir: string, at: Date): string {
+  return path.join(dir, `${localDate(at)}.ndjson`);
+}
+
+const defaultOnError = (error: Error, event: JournalEvent) =>
+  void process.stderr.write(`board: could not journal ${event.kind} ${event.card ?? ''} (${event.id}): ${error.message}\n`);
+
+/** A journal that records nothing: dry-run, and callers that cannot find a logs folder. */
+export function noopJournal(clock: () => Date = () => new Date()): Journal {
+  return {
+    enabled: false,
+    async append(event) {
+      return materialize(event, clock);
+    },
+    async read() {
+      return { events: [], problems: [] };
+    },
+  };
+}
+
+/** The journal in a dispatcher's logs folder (config `logs`). Nothing is created until the first append. */
+export function openJournal(logsDir: string, options: OpenOptions = {}): Journal {
+  const dir = journalDir(logsDir);
+  const clock = options.clock ?? (() => new Date());
+  const onError = options.onError ?? defaultOnError;
+  let made = false;
+  return {
+    enabled: true,
+    dir,
+    async append(input) {
+      const event = materialize(input, clock);
+      try {
+        if (!made) {
+          await fs.mkdir(dir, { recursive: true });
+          made = true;
+        }
+        await appendLine(dayFile(dir, new Date(event.at)), toLine(event));
+      } catch (error) {
+        onError(error as Error, event);
+      }
+      return event;
+    },
+    read: (readOptions) => readJournalDir(dir, readOptions),
+  };
+}
+
+/** One line, one `write(2)`, O_APPEND: atomic with respect to every other appender. */
+export async function appendLine(file: string, line: string): Promise<void> {
+  const buffer = Buffer.from(line, 'utf8');
+  const handle = await fs.open(file, 'a', 0o644);
+  try {
+    const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
+    if (bytesWritten !== buffer.length) throw new Error(`short write to ${file}: ${bytesWritten} of ${buffer.length} bytes`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Read every day file in a journal folder, oldest first; a missing folder is an empty journal. */
+export async function readJournalDir(dir: string, options: ReadOptions = {}): Promise<JournalRead> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], problems: [] };
+    throw error;
+  }
+  // A day file holds events whose local date is its name: a whole day before `since` is skipped.
+  if (options.since) {
+    const first = localDate(options.since);
+    names = names.filter((n) => n.slice(0, 10) >= first);
+  }
+  const events: JournalEvent[] = [];
+  const problems: JournalProblem[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const parsed = parseJournalText(await fs.readFile(file, 'utf8'), file);
+    events.push(...parsed.events);
+    problems.push(...parsed.problems);
+  }
+  const since = options.since?.getTime();
+  const kept = events.filter((e) => (since === undefined || Date.parse(e.at) >= since) && (options.card === undefined || e.card === options.card));
+  // Files are per day and lines within a file are in append order; a stable sort by time merges hosts' clocks sanely.
+  kept.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return { events: kept, problems };
+}
+
+/**
+ * Parse one day file. A line that does not parse is reported, never fatal. When a crash tore a
+ * line and a later append continued on the same line, the event after the fragment is recovered.
+ */
+export function parseJournalText(text: string, file: string): JournalRead {
+  const events: JournalEvent[] = [];
+  const problems: JournalProblem[] = [];
+  const lines = text.split('\n');
+  const terminated = text.endsWith('\n');
+  if (terminated) lines.pop();
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const isLast = i === lines.length - 1 && !terminated;
+    const event = parseLine(line);
+    if (event) {
+      events.push(event);
+      return;
+    }
+    const resumed = line.indexOf('{"id":', 1);
+    const recovered = resumed > 0 ? parseLine(line.slice(resumed)) : undefined;
+    if (recovered) {
+      events.push(recovered);
+      problems.push({ file, line: i + 1, reason: `torn event fragment (${resumed} bytes) before a whole event: fragment skipped`, torn: true });
+      return;
+    }
+    problems.push(
+      isLast
+        ? { file, line: i + 1, reason: `torn last line (${Buffer.byteLength(line)} bytes, no newline): an append interrupted by a crash; skipped`, torn: true }
+        : { file, line: i + 1, reason: 'not a journal event: skipped', torn: false },
+    );
+  });
+  return { events, problems };
+}
+
+function parseLine(line: string): JournalEvent | undefined {
+  try {
+    const parsed = journalEventSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Isolated Claude Code for one card (harnesses/claude-code.yml).
+//
+// Per run, in a fresh temp folder:
+// - HOME=<run>/home and CLAUDE_CONFIG_DIR=<run>/config, both empty: no ~/.claude memory or
+//   CLAUDE.md, no skills, agents, plugins or stored login (the key comes only from
+//   environment_from_private). CLAUDE_CONFIG_DIR relocates Claude Code's whole config folder.
+// - <run>/config/settings.json wires harnesses/guard/claude-pretooluse.mjs as a PreToolUse hook
+//   on every tool ("matcher": "*"), plus permission deny rules as a second layer; it is also
+//   passed explicitly with `--settings`, and the harness limits setting sources to `user` (this
+//   file) so a settings.json inside the vault cannot unwire the hook.
+// - cwd is <run>/work (so no CLAUDE.md of the vault or of its parents is loaded as memory) and the
+//   vault is granted with `--add-dir $BOARD_VAULT`.
+// The arguments from the harness file are passed through untouched, then
+// `--settings <file> [--add-dir <vault>]` is appended. The CLI is `$CLAUDE_BIN` or `claude` on PATH.
+//
+// Sources: Claude Code CLI reference (docs.anthropic.com/en/docs/claude-code/cli-reference:
+// -p, --model, --max-turns, --allowedTools, --disallowedTools, --settings, --setting-sources,
+// --add-dir, --strict-mcp-config); hooks reference (…/claude-code/hooks: settings "hooks" →
+// "PreToolUse" → matcher + { type: "command", command }); settings (…/claude-code/settings:
+// CLAUDE_CONFIG_DIR, permissions.deny). Not verified here against a running `claude`.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { checking, guardFile, makeRunDir, report, runCli, shellQuote } from './lib/isolate.mjs';
+
+const GUARD = guardFile('claude-pretooluse.mjs');
+
+function settings() {
+  return {
+    hooks: {
+      PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `${shellQuote(process.execPath)} ${shellQuote(GUARD)}` }] }],
+    },
+    permissions: {
+      deny: ['Read(**/.env)', 'Read(**/.env.*)', 'Read(**/.ssh/**)', 'Read(**/.aws/**)', 'Bash(printenv:*)', 'Bash(env)'],
+    },
+  };
+}
+
+/** The hook must exist, be the one in settings.json, refuse `printenv` and allow a vault read. */
+function guardWired(settingsFile) {
+  try {
+    const wired = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    const command = wired.hooks.PreToolUse[0].hooks[0].command;
+    if (!fs.existsSync(GUARD) || !command.includes(GUARD)) return { wired: false, detail: `settings.json does not call ${GUARD}` };
+    const probe = (event) => spawnSync(process.execPath, [GUARD], { input: JSON.stringify(event), encoding: 'utf8', timeout: 15_000 }).status;
+    const refused = probe({ tool_name: 'Bash', tool_input: { command: 'printenv' } });
+    const allowed = probe({ tool_name: 'Read', tool_input: { file_path: '/vault/notes/example.md' } });
+    if (refused !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${refused}/${allowed} instead of 2 (refuse) / 0 (allow)` };
+    return { wired: true, detail: `PreToolUse hook ${path.relative(path.dirname(path.dirname(GUARD)), GUARD)} in the run's settings.json (refuses printenv, allows vault reads)` };
+  } catch (error) {
+    return { wired: false, detail: `cannot verify the hook: ${error.message}` };
+  }
+}
+
+const run = makeRunDir('claude');
+const settingsFile = path.join(run.config, 'settings.json');
+fs.writeFileSync(settingsFile, `${JSON.stringify(settings(), null, 2)}\n`, { mode: 0o600 });
+const env = { ...process.env, HOME: run.home, CLAUDE_CONFIG_DIR: run.config };
+const vault = process.env.BOARD_VAULT;
+const args = [...process.argv.slice(2), '--settings', settingsFile, ...(vault ? ['--add-dir', vault] : [])];
+
+if (checking) report({ cli: 'claude', overrideVar: 'CLAUDE_BIN', env, guard: guardWired(settingsFile), run });
+else runCli({ cli: 'claude', overrideVar: 'CLAUDE_BIN', args, env, cwd: run.work, run });

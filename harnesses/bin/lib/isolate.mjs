@@ -1,0 +1,107 @@
+// Shared by the harness wrappers in harnesses/bin: a fresh, empty run folder per worker (HOME and
+// the CLI's config dir live there, so no memory, no global rules, no preloaded skills, no stored
+// login), then the real CLI started with an argument list (never a shell) and its exit code passed
+// back. The run folder is removed when the CLI exits (kept when BOARD_KEEP_RUN_DIR=1, for debugging).
+//
+// With BOARD_HARNESS_CHECK=1 a wrapper does not start anything: it prepares the run folder exactly
+// as for a real run, checks that its credential guard is wired, prints one JSON line
+// `{ cli, path, version, guard: { wired, detail } }` and exits 0. `board harness check` reads it.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const HARNESSES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function guardFile(name) {
+  return path.join(HARNESSES_DIR, 'guard', name);
+}
+
+export const checking = process.env.BOARD_HARNESS_CHECK === '1';
+
+/** A fresh, private run folder with empty `home`, `config` and `work` subfolders. */
+export function makeRunDir(cli) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `board-${cli}-`));
+  fs.chmodSync(dir, 0o700);
+  const run = { dir, home: path.join(dir, 'home'), config: path.join(dir, 'config'), work: path.join(dir, 'work') };
+  for (const sub of [run.home, run.config, run.work]) fs.mkdirSync(sub, { mode: 0o700 });
+  return run;
+}
+
+export function removeRunDir(run) {
+  if (process.env.BOARD_KEEP_RUN_DIR === '1') return;
+  try {
+    fs.rmSync(run.dir, { recursive: true, force: true });
+  } catch {
+    // A leftover temp folder is not worth failing a finished run for.
+  }
+}
+
+/** Single-quote a path for the one place a shell is involved: a hook command line in a CLI's config. */
+export function shellQuote(text) {
+  return `'${String(text).replace(/'/g, `'\\''`)}'`;
+}
+
+/** The CLI to start: `$<NAME>_BIN` when set, else the first executable `name` on the worker's PATH. */
+export function findCli(name, overrideVar, env = process.env) {
+  const override = env[overrideVar];
+  if (override) return isExecutable(override) ? path.resolve(override) : null;
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** First line of `<file> --version`, or null. Bounded, so a hung CLI cannot hang a check. */
+export function versionOf(file, env) {
+  if (!file) return null;
+  const out = spawnSync(file, ['--version'], { env, encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const text = `${out.stdout ?? ''}\n${out.stderr ?? ''}`.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  return out.status === 0 && text ? text : null;
+}
+
+/** Check mode: report and clean up. */
+export function report({ cli, overrideVar, env, guard, run }) {
+  const file = findCli(cli, overrideVar, env);
+  const result = { cli, path: file, version: versionOf(file, env), guard };
+  if (run) removeRunDir(run);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}
+
+/**
+ * Start the CLI with exactly `args`, inheriting stdio, forwarding termination signals, and exit
+ * with its code (128 + n when it died of signal n) after removing the run folder.
+ */
+export function runCli({ cli, overrideVar, args, env, cwd, run }) {
+  const file = findCli(cli, overrideVar, env);
+  if (!file) {
+    process.stderr.write(`board harness: \`${cli}\` was not found on the worker's PATH (${env.PATH ?? ''}); install it, add its folder to the harness's PATH, or set ${overrideVar}.\n`);
+    removeRunDir(run);
+    process.exit(127);
+  }
+  const child = spawn(file, args, { env, cwd, stdio: 'inherit', shell: false });
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward);
+  child.once('error', (error) => {
+    process.stderr.write(`board harness: could not start ${file}: ${error.message}\n`);
+    removeRunDir(run);
+    process.exit(127);
+  });
+  child.once('exit', (code, signal) => {
+    removeRunDir(run);
+    process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0));
+  });
+}

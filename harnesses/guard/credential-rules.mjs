@@ -1,0 +1,186 @@
+// The credential rules every shipped harness guard applies (the standard's lock rule).
+//
+// Pure functions, Node built-ins only, no I/O: the Claude Code PreToolUse hook, the OpenCode
+// plugin and the local-model worker all call `checkToolCall` / `checkPath` / `checkCommand` and
+// refuse whatever they flag. A verdict is `{ allow: true }` or `{ allow: false, reason }`.
+//
+// What is refused:
+// - credential files and folders: ~/.ssh, ~/.gnupg, ~/.aws, ~/.azure, ~/.kube, ~/.docker/config.json,
+//   gcloud / gh / opencode / codex / claude credential stores, .netrc, .npmrc, .pypirc,
+//   .git-credentials, `.env` and `.env.*` (but not `.env.example`/`.sample`/`.template`), private
+//   keys and key stores (id_rsa…, *.pem, *.key, *.p12, *.pfx, *.kdbx), files named `credentials`;
+// - process environments read through /proc (…/environ);
+// - environment dumps: `printenv`, bare `env`, `export -p`, bare `set`/`declare`/`typeset`,
+//   `compgen -v`, and code that reads the environment wholesale (`os.environ`, `process.env`, `ENV`);
+// - expanding a variable whose name says it holds a secret ($ANTHROPIC_API_KEY, ${GH_TOKEN} …).
+//
+// What is allowed: everything else, in particular ordinary reads and writes of vault notes and the
+// `board card` verbs. This is a tripwire against the obvious ways to leak a key, not a sandbox:
+// each harness file says which of its CLI's own isolation settings back it up.
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+/** Folders whose whole content is credentials. Matched as a path segment (or a pair of them). */
+const SECRET_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.password-store'];
+const SECRET_DIR_PAIRS = [
+  ['.config', 'gcloud'],
+  ['.config', 'gh'],
+  ['.docker', 'config.json'],
+  ['.codex', 'auth.json'],
+  ['.claude', '.credentials.json'],
+  ['opencode', 'auth.json'],
+];
+
+/** File names that are credentials wherever they live. */
+const SECRET_FILES = new Set([
+  '.netrc', '_netrc', '.npmrc', '.pypirc', '.git-credentials', '.pgpass', '.my.cnf',
+  'credentials', 'credentials.json', 'credentials.db', 'access_tokens.db', 'application_default_credentials.json',
+  '.claude.json', 'auth.json', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'authorized_keys', 'known_hosts',
+]);
+
+const SECRET_SUFFIXES = ['.pem', '.key', '.p12', '.pfx', '.kdbx', '.keystore', '.jks', '.ppk', '.asc', '.gpg'];
+const HARMLESS_ENV_SUFFIXES = ['.example', '.sample', '.template', '.dist'];
+
+const allow = () => ({ allow: true });
+const refuse = (reason) => ({ allow: false, reason });
+
+/** Path segments, with `~`, `$HOME`, `${HOME}` and `\` normalised away. Case-insensitive. */
+function segments(path) {
+  return String(path)
+    .replace(/\\/g, '/')
+    .replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, '')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .map((s) => s.toLowerCase());
+}
+
+function isEnvFile(name) {
+  if (name === '.env' || name.endsWith('.env')) return true; // .env, prod.env, private.env
+  if (name.startsWith('.env.')) return !HARMLESS_ENV_SUFFIXES.some((s) => name.endsWith(s));
+  return false;
+}
+
+/** Is this path (absolute, relative, `~/…` or a glob) a credential location? */
+export function checkPath(path) {
+  if (typeof path !== 'string' || path === '') return allow();
+  const parts = segments(path);
+  if (parts.length === 0) return allow();
+  const name = parts[parts.length - 1];
+  if (parts[0] === 'proc' && (name === 'environ' || parts.includes('environ'))) {
+    return refuse(`${path} is a process environment`);
+  }
+  for (const dir of SECRET_DIRS) if (parts.includes(dir)) return refuse(`${path} is inside ${dir}, a credential folder`);
+  for (const [a, b] of SECRET_DIR_PAIRS) {
+    const i = parts.indexOf(a);
+    if (i >= 0 && parts[i + 1] === b) return refuse(`${path} is inside ${a}/${b}, a credential store`);
+  }
+  // Globs like **/.env* or *.pem name credentials as surely as a path does.
+  const bare = name.replace(/[*?[\]{}]/g, '');
+  if (isEnvFile(name) || (name !== bare && (bare === '.env' || bare.startsWith('.env.') || bare === '.env.'))) {
+    return refuse(`${path} is an environment file (.env): it holds keys`);
+  }
+  if (SECRET_FILES.has(name)) return refuse(`${path} is a credential file (${name})`);
+  if (/^id_(rsa|dsa|ecdsa|ed25519)/.test(name)) return refuse(`${path} is an SSH key`);
+  if (SECRET_SUFFIXES.some((s) => name.endsWith(s))) return refuse(`${path} looks like a private key or key store`);
+  return allow();
+}
+
+/** Split a shell command line into words, keeping quoted strings whole. Good enough for a tripwire. */
+function words(command) {
+  const out = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"']+)/g;
+  let m;
+  while ((m = re.exec(command)) !== null) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+/** Simple commands of a command line: split on ; && || | & newlines and $( ) ` `. */
+function simpleCommands(command) {
+  return command
+    .split(/\|\||&&|[;|&\n`]|\$\(|\)/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+const DUMPERS = new Set(['printenv']);
+const WRAPPERS = new Set(['sudo', 'command', 'exec', 'nohup', 'time', 'nice', 'builtin', 'doas', 'xargs']);
+
+function checkSimpleCommand(text) {
+  let argv = words(text);
+  // Skip leading assignments (FOO=1 cmd) and transparent wrappers (sudo cmd).
+  while (argv.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]) || WRAPPERS.has(argv[0]))) argv = argv.slice(1);
+  if (argv.length === 0) return allow();
+  const [first, ...rest] = argv;
+  const program = first.split('/').pop();
+  if (DUMPERS.has(program)) return refuse(`\`${program}\` dumps the environment`);
+  if (program === 'env') {
+    // `env` alone (or with only options) prints every variable; `env X=1 cmd` runs cmd.
+    const tail = rest.filter((w) => !w.startsWith('-') && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    if (tail.length === 0) return refuse('`env` without a command dumps the environment');
+    return checkSimpleCommand(tail.join(' '));
+  }
+  if (program === 'export' && (rest.length === 0 || rest.includes('-p'))) return refuse('`export -p` dumps the environment');
+  if ((program === 'set' || program === 'declare' || program === 'typeset') && (rest.length === 0 || rest.some((w) => /^-\w*[px]/.test(w)))) {
+    return refuse(`\`${program}\` without arguments dumps shell variables`);
+  }
+  if (program === 'compgen' && rest.includes('-v')) return refuse('`compgen -v` lists shell variables');
+  return allow();
+}
+
+/** Is this shell command line a way to read credentials or the environment? */
+export function checkCommand(command) {
+  if (typeof command !== 'string' || command.trim() === '') return allow();
+  for (const m of command.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    if (SECRET_NAME.test(m[1])) return refuse(`the command expands $${m[1]}, a secret`);
+  }
+  if (/\benviron\b|process\.env|\bENV\b(?!\w)|getenv\s*\(\s*\)|Deno\.env/.test(command)) {
+    return refuse('the command reads the process environment');
+  }
+  for (const part of simpleCommands(command)) {
+    const verdict = checkSimpleCommand(part);
+    if (!verdict.allow) return verdict;
+  }
+  for (const word of words(command)) {
+    // Redirections (<.env, 2>~/.ssh/x) and options with values (--file=.env) hide paths.
+    const candidate = word.replace(/^\d*[<>]+&?/, '').replace(/^--?[A-Za-z-]+=/, '');
+    const verdict = checkPath(candidate);
+    if (!verdict.allow) return verdict;
+  }
+  return allow();
+}
+
+const PATH_KEY = /(path|file|dir|glob|include|notebook|target|source|destination)/i;
+
+/**
+ * One tool call, whatever the CLI: Claude Code sends `{ tool_name, tool_input }` (Read →
+ * `file_path`, Bash → `command`, Glob → `pattern` + `path` …); OpenCode passes `(tool, args)`
+ * (read → `filePath`, bash → `command`, glob → `pattern` …). Every string argument whose name
+ * says path is checked as a path, `command` as a command line, and a glob tool's `pattern` as a path.
+ */
+export function checkToolCall(toolName, toolInput) {
+  const tool = String(toolName ?? '');
+  const input = toolInput && typeof toolInput === 'object' ? toolInput : {};
+  const visit = (value, key) => {
+    if (typeof value === 'string') {
+      if (key === 'command' || key === 'cmd' || key === 'script') return checkCommand(value);
+      if (PATH_KEY.test(key) || (key === 'pattern' && /glob|ls|list/i.test(tool))) return checkPath(value);
+      return allow();
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        const verdict = visit(item, key);
+        if (!verdict.allow) return verdict;
+      }
+      return allow();
+    }
+    if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        const verdict = visit(v, k);
+        if (!verdict.allow) return verdict;
+      }
+    }
+    return allow();
+  };
+  const verdict = visit(input, '');
+  return verdict.allow ? verdict : refuse(`${tool || 'tool'}: ${verdict.reason}`);
+}

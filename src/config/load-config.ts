@@ -35,7 +35,8 @@ export interface ConfigLocation {
 }
 
 export function findConfigFile(where: ConfigLocation): string {
-  const chosen = where.config ?? where.env.BOARD_CONFIG ?? 'board.yml';
+  // An empty BOARD_CONFIG (as unit files often leave it) means unset, not "this folder".
+  const chosen = where.config || where.env.BOARD_CONFIG || 'board.yml';
   return path.resolve(where.cwd, chosen);
 }
 

@@ -59,7 +59,7 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
   };
 }
 
-async function assertVault(layout: VaultLayout): Promise<void> {
+export async function assertVault(layout: VaultLayout): Promise<void> {
   try {
     const stat = await fs.stat(layout.kanban);
     if (!stat.isDirectory()) throw new RoundError(`${layout.kanban} is not a folder`);

@@ -4,6 +4,8 @@ import { BoardError, EXIT } from './errors.js';
 import { processEnv, type CommandEnv, type GlobalOptions } from './commands/common.js';
 import { dryRunCommand } from './commands/dry-run.js';
 import { tickCommand } from './commands/tick.js';
+import { harnessCheckCommand, type HarnessCheckOptions } from './commands/harness-check.js';
+import { archiveCommand, cardBlockCommand, cardCloseCommand, cardFailCommand, cardNewCommand, cardNoteCommand, cardYieldCommand, unblockCommand } from './commands/card.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -46,6 +48,60 @@ export function buildProgram(): Command {
   withGlobalOptions(program.command('dry-run'))
     .description("print the round's plan; writes nothing, claims nothing, spawns nothing")
     .action(runAction(dryRunCommand));
+
+  // The worker's side of the card (issue #3): verbs that keep the protocol instead of hand-edited YAML.
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const card = program.command('card').description("a card's verbs, for workers, directors and humans: each validates, writes atomically and appends to the Record");
+  withGlobalOptions(card.command('new'))
+    .description('write a valid card into pending/ (a unique YYYY-MM-DD-<slug>.md); prints its path')
+    .requiredOption('--function <f>', 'the cognitive function (level 1 of matching)')
+    .requiredOption('--request <text>', 'the matchable request')
+    .option('--input <name=path>', 'an input by reference, vault-relative (repeatable)', collect)
+    .option('--priority <p>', 'normal or urgent')
+    .option('--recipient <profile>', 'push to a profile, skipping matching')
+    .option('--push-reason <text>', 'why it is pushed (with --recipient)')
+    .option('--origin <o>', 'provenance (default human; from a worker: its director profile)')
+    .option('--destination <path>', 'a concrete output file, vault-relative')
+    .option('--flow <x>', 'the flow this child belongs to (with --director)')
+    .option('--director <card>', "the director's card (with --flow)")
+    .action(runAction(cardNewCommand));
+  withGlobalOptions(card.command('note').argument('<card>').argument('<milestone>'))
+    .description('a progress milestone in the Record (right after admission, and as work goes)')
+    .action((ref: string, milestone: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardNoteCommand(ref, milestone, o, env))(options));
+  withGlobalOptions(card.command('close').argument('<card>'))
+    .description('fill paths, set closed, closing Record line, move to done/')
+    .option('--path <p>', 'an output that exists in the vault (repeatable)', collect)
+    .option('--empty <justification>', 'close with no outputs: a legitimate exception, recorded as such')
+    .action((ref: string, options: GlobalOptions & { path?: string[]; empty?: string }) => runAction((o: typeof options, env) => cardCloseCommand(ref, o, env))(options));
+  withGlobalOptions(card.command('fail').argument('<card>').argument('<reason>'))
+    .description('back to pending/ with attempts + 1 (blocked at max_attempts)')
+    .action((ref: string, reason: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardFailCommand(ref, reason, o, env))(options));
+  withGlobalOptions(card.command('block').argument('<card>').argument('<reason>'))
+    .description('set `blocked: <date> <reason>`; the card stays where it is')
+    .action((ref: string, reason: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardBlockCommand(ref, reason, o, env))(options));
+  withGlobalOptions(card.command('yield').argument('<card>'))
+    .description("the director's yield: sleep in pending/ on inputs.dependent_task until the child is in done/ (no attempt spent)")
+    .requiredOption('--until <child>', 'the child card (file name or path)')
+    .action((ref: string, options: GlobalOptions & { until: string }) => runAction((o: typeof options, env) => cardYieldCommand(ref, o, env))(options));
+
+  withGlobalOptions(program.command('unblock').argument('<card>'))
+    .description("the human's way to clear `blocked` (attempts are reset when they were exhausted)")
+    .action((ref: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => unblockCommand(ref, o, env))(options));
+
+  withGlobalOptions(program.command('archive'))
+    .description('move closed cards from done/ into archive/YYYY-MM/ by their `closed` month (for the OS scheduler)')
+    .option('--older-than <age>', 'only cards closed at least this long ago', '7d')
+    .action(runAction(archiveCommand));
+
+  // Try a harness before trusting it (issue #7).
+  const harness = program.command('harness').description('inspect the installed harnesses');
+  withGlobalOptions(harness.command('check').argument('<name>'))
+    .description('is the CLI installed (which version), is its credential guard wired, and the exact command a card would get')
+    .option('--card <name>', 'card file name to compose for (default: a placeholder, example.md)')
+    .option('--profile <name>', 'profile folder under AGENTS/ to compose for (default: example)')
+    .option('--capacity <level>', 'model capacity to pick from models.yml (minimum, standard, advanced)', 'standard')
+    .option('--modality <m>', 'model modality to pick from models.yml (text, audio, image)', 'text')
+    .action((name: string, options: HarnessCheckOptions) => runAction((o: HarnessCheckOptions, env) => harnessCheckCommand(name, o, env))(options));
 
   return program;
 }

@@ -1,0 +1,136 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { archiveCards, type ArchiveResult } from '../card/archive.js';
+import { blockCard } from '../card/block.js';
+import { closeCard } from '../card/close.js';
+import type { CardContext, CardResult } from '../card/context.js';
+import { failCard } from '../card/fail.js';
+import { newCard, type NewCardArgs } from '../card/new.js';
+import { noteCard } from '../card/note.js';
+import { unblockCard } from '../card/unblock.js';
+import { yieldCard } from '../card/yield.js';
+import { loadBoard } from '../config/load-config.js';
+import { RoundError } from '../errors.js';
+import { acquireRoundLock } from '../vault/lock.js';
+import { VaultLayout } from '../vault/layout.js';
+import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
+import { parseDurationOption } from './duration.js';
+
+/** Without a config, `board card fail` blocks a card at this many attempts (the CONTRACT's default). */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/**
+ * The vault for the card verbs: `--vault`, else BOARD_VAULT, else the config's `vault`. A worker
+ * needs no config file when BOARD_VAULT is set; when a config is named (`--config`,
+ * BOARD_CONFIG) or ./board.yml exists, it is read for `max_attempts` (else 3) and a broken one
+ * is an error, not a silent default.
+ */
+export async function cardContext(options: GlobalOptions, env: CommandEnv): Promise<CardContext> {
+  const now = resolveNow(options.now, env.clock);
+  const vaultArg = options.vault || env.env.BOARD_VAULT || undefined;
+  const namedConfig = options.config || env.env.BOARD_CONFIG || undefined;
+  const localConfig = await fs.access(path.resolve(env.cwd, 'board.yml')).then(() => true, () => false);
+  let root = vaultArg ? path.resolve(env.cwd, vaultArg) : undefined;
+  let maxAttempts = DEFAULT_MAX_ATTEMPTS;
+  if (namedConfig || localConfig || root === undefined) {
+    const board = await loadBoard({ config: options.config, vault: vaultArg, cwd: env.cwd, env: env.env });
+    root = board.config.vault;
+    maxAttempts = board.config.max_attempts;
+  }
+  return { layout: new VaultLayout(root), now, maxAttempts, env: env.env, cwd: env.cwd };
+}
+
+function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): number {
+  env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+  return 0;
+}
+
+export interface NewOptions extends GlobalOptions {
+  readonly function: string;
+  readonly request: string;
+  readonly input?: string[];
+  readonly priority?: string;
+  readonly recipient?: string;
+  readonly pushReason?: string;
+  readonly origin?: string;
+  readonly destination?: string;
+  readonly flow?: string;
+  readonly director?: string;
+}
+
+/** `board card new`: prints the new card's path (the whole result with --json). */
+export async function cardNewCommand(options: NewOptions, env: CommandEnv): Promise<number> {
+  const ctx = await cardContext(options, env);
+  const args: NewCardArgs = {
+    function: options.function,
+    request: options.request,
+    inputs: options.input ?? [],
+    ...(options.priority !== undefined ? { priority: options.priority } : {}),
+    ...(options.recipient !== undefined ? { recipient: options.recipient } : {}),
+    ...(options.pushReason !== undefined ? { pushReason: options.pushReason } : {}),
+    ...(options.origin !== undefined ? { origin: options.origin } : {}),
+    ...(options.destination !== undefined ? { destination: options.destination } : {}),
+    ...(options.flow !== undefined ? { flow: options.flow } : {}),
+    ...(options.director !== undefined ? { director: options.director } : {}),
+  };
+  const result = await newCard(ctx, args);
+  return print(options, env, result, result.file);
+}
+
+export async function cardNoteCommand(card: string, milestone: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  return print(options, env, await noteCard(await cardContext(options, env), card, milestone));
+}
+
+export interface CloseOptions extends GlobalOptions {
+  readonly path?: string[];
+  readonly empty?: string;
+}
+
+export async function cardCloseCommand(card: string, options: CloseOptions, env: CommandEnv): Promise<number> {
+  const ctx = await cardContext(options, env);
+  return print(options, env, await closeCard(ctx, card, { paths: options.path ?? [], ...(options.empty !== undefined ? { empty: options.empty } : {}) }));
+}
+
+export async function cardFailCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  return print(options, env, await failCard(await cardContext(options, env), card, reason));
+}
+
+export async function cardBlockCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  return print(options, env, await blockCard(await cardContext(options, env), card, reason));
+}
+
+export async function cardYieldCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
+  return print(options, env, await yieldCard(await cardContext(options, env), card, options.until));
+}
+
+export async function unblockCommand(card: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  return print(options, env, await unblockCard(await cardContext(options, env), card));
+}
+
+/** `board archive`: under the round lock, so no tick reads done/ while cards leave it. */
+export async function archiveCommand(options: GlobalOptions & { olderThan?: string }, env: CommandEnv): Promise<number> {
+  const ctx = await cardContext(options, env);
+  const olderThanMs = parseDurationOption('--older-than', options.olderThan ?? '7d', 0);
+  const lock = await acquireRoundLock(ctx.layout.kanban, (error) => env.logger.error({ err: error }, 'round lock compromised')).catch((error: Error) => {
+    throw new RoundError(`cannot take the round lock in ${ctx.layout.kanban}: ${error.message}`);
+  });
+  if (!lock.acquired) throw new RoundError('a round is running on this vault: archive again later (nothing was moved)');
+  let result: ArchiveResult;
+  try {
+    result = await archiveCards(ctx.layout, ctx.now, olderThanMs);
+  } finally {
+    await lock.release().catch((error: Error) => env.logger.error({ err: error }, 'could not release the round lock'));
+  }
+  for (const k of result.kept) env.logger.warn({ card: k.card, reason: k.reason }, 'closed card kept in done/');
+  if (options.json) {
+    env.stdout(`${JSON.stringify(result)}\n`);
+  } else {
+    const lines = [
+      `archive on ${ctx.layout.root}: ${result.archived.length} moved, ${result.kept.length} kept, ${result.young} closed less than ${options.olderThan ?? '7d'} ago`,
+      ...result.archived.map((a) => `  archived  ${a.card} → ${a.to}`),
+      ...result.kept.map((k) => `  kept      ${k.card} — ${k.reason}`),
+    ];
+    env.stdout(`${lines.join('\n')}\n`);
+  }
+  return 0;
+}

@@ -95,7 +95,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   for (const c of newCards) pendingCards.push({ ...c, scheduled: true });
 
   for (const { file, card, scheduled: isScheduled } of pendingCards) {
-    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs });
+    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) });
     if (verdict.kind === 'already-blocked') {
       blocked.push({ card: file, reason: verdict.reason, new: false });
       continue;
@@ -105,29 +105,29 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       continue;
     }
     if (verdict.kind === 'wait') {
-      waiting.push({ card: file, reason: verdict.reason });
+      waiting.push({ card: file, reason: verdict.reason, kind: 'input' });
       continue;
     }
     const match = matchCard(card, index, new Set(profileByName.keys()));
     if (match.kind !== 'matched') {
-      waiting.push({ card: file, reason: match.reason });
+      waiting.push({ card: file, reason: match.reason, kind: match.kind, ...(match.kind === 'ambiguous' ? { profiles: match.profiles } : {}) });
       continue;
     }
     const entry = profileByName.get(match.profile)!;
     const harness = entry.profile.harness ?? settings.defaultHarness;
     const definition = settings.harnesses.get(harness);
     if (!definition) {
-      waiting.push({ card: file, reason: `profile ${match.profile} needs harness "${harness}", which is not installed` });
+      waiting.push({ card: file, reason: `profile ${match.profile} needs harness "${harness}", which is not installed`, kind: 'harness' });
       continue;
     }
     const model = pickModel(settings.models, harness, entry.profile.model_capacity, entry.profile.model_modality);
     if (!model.ok) {
-      waiting.push({ card: file, reason: model.reason });
+      waiting.push({ card: file, reason: model.reason, kind: 'model' });
       continue;
     }
     const missingKeys = definition.environment_from_private.filter((k) => !settings.privateKeys.has(k));
     if (missingKeys.length > 0) {
-      waiting.push({ card: file, reason: `harness "${harness}" needs private keys ${missingKeys.join(', ')}, absent from private_env` });
+      waiting.push({ card: file, reason: `harness "${harness}" needs private keys ${missingKeys.join(', ')}, absent from private_env`, kind: 'keys' });
       continue;
     }
     candidates.push({
@@ -150,7 +150,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   for (const [i, candidate] of dispatchOrder(candidates).entries()) {
     const { created: _created, priority: _priority, ...planned } = candidate;
     if (i < settings.maxDispatches) dispatch.push(planned);
-    else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached` });
+    else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
   }
 
   // Step 5: zombies, from the claims as they were before this round's dispatches.

@@ -26,6 +26,19 @@ export interface InputFact {
   readonly inside: boolean;
 }
 
+/**
+ * Facts about a director's child named by a pending card's `inputs.dependent_task`, once that
+ * child is in `done/`: enough for the planner to tell a real close from a false close.
+ */
+export interface DependentFact {
+  /** The child's `paths` is empty (or missing). */
+  readonly emptyPaths: boolean;
+  /** Its Record holds an empty-close justification (`board card close --empty`). */
+  readonly justified: boolean;
+  /** Set when the child cannot be read: the director is not woken on it. */
+  readonly problem?: string;
+}
+
 /** What the supervisor of one run has written about it, if anything. */
 export interface RunFact {
   readonly state: 'started' | 'exited' | 'abandoned';
@@ -47,6 +60,8 @@ export interface VaultSnapshot {
   readonly inputs: ReadonlyMap<string, InputFact>;
   /** Keyed by run id (see `runIdFor`). */
   readonly runs: ReadonlyMap<string, RunFact>;
+  /** Keyed by the `dependent_task` path as the card wrote it; only children that are in done/. */
+  readonly dependents?: ReadonlyMap<string, DependentFact>;
 }
 
 export interface RoundSettings {
@@ -84,9 +99,15 @@ export interface PlannedDispatch {
   readonly scheduled: boolean;
 }
 
+/** Why a card waits, as a kind a person (or `board status`) can group by; `reason` says it in full. */
+export type WaitKind = 'input' | 'unmatched' | 'ambiguous' | 'human' | 'harness' | 'model' | 'keys' | 'capacity';
+
 export interface PlannedWait {
   readonly card: string;
   readonly reason: string;
+  readonly kind?: WaitKind;
+  /** For `ambiguous`: the profiles that tie. */
+  readonly profiles?: readonly string[];
 }
 
 export interface PlannedBlock {
@@ -96,7 +117,8 @@ export interface PlannedBlock {
   readonly new: boolean;
 }
 
-export type ReclaimKind = 'expired' | 'torn' | 'never-started' | 'dead-worker';
+/** `closed`: the worker set `closed` but crashed before the move to done/; the tick finishes it. */
+export type ReclaimKind = 'expired' | 'torn' | 'never-started' | 'dead-worker' | 'closed';
 
 export interface PlannedReclaim {
   readonly card: string;

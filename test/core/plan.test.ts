@@ -152,8 +152,8 @@ describe('planRound', () => {
     ]);
     expect(plan.dispatch).toEqual([]);
     expect(plan.waiting).toEqual([
-      { card: 'a.md', reason: 'no profile has function "write"' },
-      { card: 'r.md', reason: 'addressed to "writer", which is no profile: a human\'s card' },
+      { card: 'a.md', reason: 'no profile has function "write"', kind: 'unmatched' },
+      { card: 'r.md', reason: 'addressed to "writer", which is no profile: a human\'s card', kind: 'human' },
     ]);
   });
 
@@ -182,9 +182,9 @@ describe('planRound', () => {
     );
     expect(plan.dispatch.map((d) => d.card)).toEqual(['ok.md']);
     expect(plan.waiting).toEqual([
-      { card: 'g.md', reason: 'profile ghost needs harness "nowhere", which is not installed' },
-      { card: 'k.md', reason: 'harness "remote" needs private keys API_KEY, absent from private_env' },
-      { card: 'm.md', reason: 'models.yml has no audio model of capacity "standard" for harness "local"' },
+      { card: 'g.md', reason: 'profile ghost needs harness "nowhere", which is not installed', kind: 'harness' },
+      { card: 'k.md', reason: 'harness "remote" needs private keys API_KEY, absent from private_env', kind: 'keys' },
+      { card: 'm.md', reason: 'models.yml has no audio model of capacity "standard" for harness "local"', kind: 'model' },
     ]);
   });
 
@@ -198,8 +198,8 @@ describe('planRound', () => {
     const plan = planRound(snapshot({ pending: cards }), settings({ maxDispatches: 2 }), NOW);
     expect(plan.dispatch.map((d) => d.card)).toEqual(['urgent-new.md', 'old.md']);
     expect(plan.waiting).toEqual([
-      { card: 'mid.md', reason: "ready for writer, but this round's max_dispatches_per_round (2) is reached" },
-      { card: 'new.md', reason: "ready for writer, but this round's max_dispatches_per_round (2) is reached" },
+      { card: 'mid.md', reason: "ready for writer, but this round's max_dispatches_per_round (2) is reached", kind: 'capacity' },
+      { card: 'new.md', reason: "ready for writer, but this round's max_dispatches_per_round (2) is reached", kind: 'capacity' },
     ]);
   });
 
@@ -240,13 +240,14 @@ describe('planRound', () => {
       { card: 'x.md', reason: 'attempts exhausted (3 of max_attempts 3)', new: true },
     ]);
     expect(plan.waiting).toEqual([
-      { card: 'h.md', reason: 'addressed to "Ana", which is no profile: a human\'s card' },
-      { card: 'p.md', reason: 'ambiguous: twin, twin-2 tie on descriptors of 4 characters (twin: "poem"; twin-2: "poem")' },
+      { card: 'h.md', reason: 'addressed to "Ana", which is no profile: a human\'s card', kind: 'human' },
+      { card: 'p.md', reason: 'ambiguous: twin, twin-2 tie on descriptors of 4 characters (twin: "poem"; twin-2: "poem")', kind: 'ambiguous', profiles: ['twin', 'twin-2'] },
       {
         card: 'u.md',
         reason: 'no "write" profile handles this request: a profile needs a new descriptor, or this is the next agent to write',
+        kind: 'unmatched',
       },
-      { card: 'w.md', reason: 'waiting for input dependent_task: KANBAN/done/child.md does not exist yet' },
+      { card: 'w.md', reason: 'waiting for input dependent_task: KANBAN/done/child.md does not exist yet', kind: 'input' },
     ]);
   });
 

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { Plan } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
+import { assertVault } from './read-snapshot.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { Transition } from './context.js';
 import { roundCounts, writeLastRound } from './last-round.js';
@@ -26,6 +27,8 @@ export type LockedRoundResult =
  */
 export async function runLockedRound(input: LockedRoundInput, logger: Logger, spawner: Spawner, by = 'tick'): Promise<LockedRoundResult> {
   const { board, layout, now } = input;
+  // Say "no board here" rather than a lock error when the vault itself is wrong.
+  await assertVault(layout);
   let compromised: Error | undefined;
   const lock = await acquireRoundLock(layout.kanban, (error) => {
     compromised = error;

@@ -5,7 +5,6 @@ import { processEnv, type CommandEnv, type GlobalOptions } from './commands/comm
 import { dryRunCommand } from './commands/dry-run.js';
 import { tickCommand } from './commands/tick.js';
 import { harnessCheckCommand, type HarnessCheckOptions } from './commands/harness-check.js';
-import { harnessCheckCommand, type HarnessCheckOptions } from './commands/harness-check.js';
 import { archiveCommand, cardBlockCommand, cardCloseCommand, cardFailCommand, cardNewCommand, cardNoteCommand, cardYieldCommand, unblockCommand } from './commands/card.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
@@ -93,16 +92,6 @@ export function buildProgram(): Command {
     .description('move closed cards from done/ into archive/YYYY-MM/ by their `closed` month (for the OS scheduler)')
     .option('--older-than <age>', 'only cards closed at least this long ago', '7d')
     .action(runAction(archiveCommand));
-
-  // Try a harness before trusting it (issue #7).
-  const harness = program.command('harness').description('inspect the installed harnesses');
-  withGlobalOptions(harness.command('check').argument('<name>'))
-    .description('is the CLI installed (which version), is its credential guard wired, and the exact command a card would get')
-    .option('--card <name>', 'card file name to compose for (default: a placeholder, example.md)')
-    .option('--profile <name>', 'profile folder under AGENTS/ to compose for (default: example)')
-    .option('--capacity <level>', 'model capacity to pick from models.yml (minimum, standard, advanced)', 'standard')
-    .option('--modality <m>', 'model modality to pick from models.yml (text, audio, image)', 'text')
-    .action((name: string, options: HarnessCheckOptions) => runAction((o: HarnessCheckOptions, env) => harnessCheckCommand(name, o, env))(options));
 
   // Try a harness before trusting it (issue #7).
   const harness = program.command('harness').description('inspect the installed harnesses');

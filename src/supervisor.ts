@@ -12,6 +12,9 @@ import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, type RunJob } from './round/spawner.js';
 import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
+import { openJournal } from './journal/index.js';
+import { costFromLog } from './provenance/cost.js';
+import { updateManifestFile } from './provenance/manifest.js';
 
 function note(logFile: string, line: string): void {
   fs.appendFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
@@ -63,7 +66,10 @@ async function main(): Promise<number> {
   // Record updates are chained so a late "spawned" write can never overwrite the "exited" one.
   let writes = Promise.resolve();
   const record = (update: Partial<RunRecord>) => (writes = writes.then(() => updateRunRecord(job.kanbanDir, { ...base, ...update })));
-  const finish = (update: Partial<RunRecord>) => record({ ...update, state: 'exited', end: new Date().toISOString() });
+  const finish = (update: Partial<RunRecord>) => {
+    const end = new Date().toISOString();
+    return record({ ...update, state: 'exited', end }).then(() => recordProvenance(job, base, { ...update, end }));
+  };
   return new Promise<number>((resolve) => {
     const child = spawn(job.command.file, [...job.command.args], {
       cwd: job.command.cwd,
@@ -83,6 +89,39 @@ async function main(): Promise<number> {
       void finish({ ...(child.pid !== undefined ? { workerPid: child.pid } : {}), exitCode: code, signal }).then(() => resolve(0));
     });
   });
+}
+
+/**
+ * Complete the run's provenance once the worker is gone: start, end, exit code and cost in its
+ * manifest, and a `run:exited` event caused by its claim. Never fails the run.
+ */
+async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunRecord>): Promise<void> {
+  const p = job.provenance;
+  if (!p) return;
+  try {
+    const cost = p.cost ? await costFromLog(job.logFile, p.cost) : undefined;
+    if (p.manifest) {
+      await updateManifestFile(p.manifest, {
+        ...(base.start !== undefined ? { start: base.start } : {}),
+        ...(done.end !== undefined ? { end: done.end } : {}),
+        exit_code: done.exitCode ?? null,
+        signal: done.signal ?? null,
+        ...(cost ? { cost } : {}),
+      });
+    }
+    await openJournal(p.logsDir, { onError: (error) => note(job.logFile, `could not journal the exit: ${error.message}`) }).append({
+      kind: 'run:exited',
+      actor: 'board',
+      card: base.card,
+      run: job.runId,
+      cause: p.cause,
+      ...(done.workerPid !== undefined ? { pid: done.workerPid } : {}),
+      detail: done.error ? `worker could not start: ${done.error}` : `exit ${done.exitCode ?? `signal ${done.signal ?? '?'}`}`,
+      data: { exit_code: done.exitCode ?? null, tokens: cost?.tokens, usd: cost?.usd },
+    });
+  } catch (error) {
+    note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);
+  }
 }
 
 main().then(

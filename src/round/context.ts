@@ -1,4 +1,5 @@
 import type { LoadedBoard } from '../config/load-config.js';
+import type { Journal } from '../journal/index.js';
 import type { Logger } from '../log.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { Spawner } from './spawner.js';
@@ -10,14 +11,18 @@ export interface RoundContext {
   readonly now: Date;
   readonly spawner: Spawner;
   readonly logger: Logger;
+  /** Where the round journals its transitions; `executePlan` opens the logs folder's journal when absent. */
+  readonly journal?: Journal;
 }
 
 /** What a round did to one card: the tick's report and, later, the journal's raw material. */
 export interface Transition {
-  readonly kind: 'scheduled' | 'blocked' | 'claimed' | 'spawned' | 'reclaimed' | 'returned' | 'failed';
+  readonly kind: 'scheduled' | 'blocked' | 'claimed' | 'spawned' | 'reclaimed' | 'returned' | 'closed' | 'failed';
   readonly card: string;
   readonly detail: string;
   readonly profile?: string;
   readonly runId?: string;
   readonly pid?: number;
+  /** The id of the journal event the step already appended for it (else `executePlan` journals it). */
+  readonly event?: string;
 }

@@ -7,6 +7,9 @@ import type { PlannedDispatch } from '../core/types.js';
 import { localDate } from '../core/time.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
+import { CAUSE_VAR, newEventId } from '../journal/index.js';
+import { recordRun } from '../provenance/record-run.js';
+import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
 
 const BOARD_CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
@@ -28,6 +31,9 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
   const harness = ctx.board.harnesses.get(item.harness)!;
   const claimed = ctx.now.toISOString();
   const runId = runIdFor(item.card, claimed, item.attempts);
+  const journal = roundJournalOf(ctx);
+  // The claim event's id exists before the claim: the worker gets it as the cause of what it does.
+  const claimEvent = newEventId();
 
   // Compose before claiming: a card whose command cannot be built is never claimed.
   const composed = composeCommand({
@@ -43,6 +49,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
       BOARD_VAULT: ctx.layout.root,
       BOARD_CONFIG: ctx.board.config.configFile,
       BOARD_RUN: runId,
+      [CAUSE_VAR]: claimEvent,
       // The worker reaches the `board card` verbs through this very CLI, whatever its PATH.
       BOARD_BIN: BOARD_CLI,
     },
@@ -69,9 +76,10 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     return [{ kind: 'failed', card: item.card, detail }];
   }
 
+  let stamped: string;
   try {
     const how = item.via === 'recipient' ? `pushed by recipient` : `matched handles "${item.descriptor}"`;
-    await editCard(
+    stamped = await editCard(
       to,
       {
         fields: { agent: item.profile, claimed, model: item.model },
@@ -84,15 +92,60 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     log.error({ err: error }, 'claimed but could not stamp the card');
     return [{ kind: 'failed', card: item.card, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` }];
   }
-  const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}` };
+  const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}`, event: claimEvent };
   log.info({ runId, harness: item.harness, model: item.model }, 'card claimed');
+  await journal.append({
+    id: claimEvent,
+    kind: 'card:claimed',
+    actor: 'board',
+    card: item.card,
+    profile: item.profile,
+    run: runId,
+    cause: await journal.claimCause(item.card, stamped),
+    detail: claimedTransition.detail,
+    data: { harness: item.harness, model: item.model, via: item.via, descriptor: item.descriptor, attempts: item.attempts },
+  });
 
   const logFile = path.join(ctx.board.config.logsDir, 'runs', localDate(ctx.now), `${runId}.log`);
+  // Provenance: every component of the request, content-addressed, and the run's manifest.
+  let manifest: string | undefined;
+  if (journal.journal.enabled) {
+    try {
+      const recorded = await recordRun({
+        logsDir: ctx.board.config.logsDir,
+        runId,
+        card: item.card,
+        cardText: stamped,
+        profile: item.profile,
+        profileFile: ctx.layout.absolute(item.profilePath),
+        vault: ctx.layout.root,
+        harnessName: item.harness,
+        harness,
+        model: item.model,
+        claim: claimed,
+        command: composed.command,
+        paths: { profile: ctx.layout.absolute(item.profilePath), card: to, vault: ctx.layout.root, harnesses: ctx.board.config.harnessesDir },
+        log: logFile,
+        cause: claimEvent,
+        privateEnv: ctx.board.privateEnv,
+      });
+      manifest = recorded.file;
+    } catch (error) {
+      log.warn({ err: error, runId }, 'run not recorded in the object store: it is dispatched without provenance');
+    }
+  }
   try {
     await fs.mkdir(path.dirname(logFile), { recursive: true });
-    const started = await ctx.spawner.start({ runId, card: to, claim: claimed, kanbanDir: ctx.layout.kanban, logFile, command: composed.command });
+    const provenance = {
+      logsDir: ctx.board.config.logsDir,
+      cause: claimEvent,
+      ...(manifest !== undefined ? { manifest } : {}),
+      ...(harness.cost !== undefined ? { cost: harness.cost } : {}),
+    };
+    const started = await ctx.spawner.start({ runId, card: to, claim: claimed, kanbanDir: ctx.layout.kanban, logFile, command: composed.command, ...(journal.journal.enabled ? { provenance } : {}) });
     log.info({ runId, pid: started.pid, argv: [composed.command.file, ...composed.command.args].length, logFile }, 'worker spawned');
-    return [claimedTransition, { kind: 'spawned', card: item.card, runId, ...(started.pid !== undefined ? { pid: started.pid } : {}), detail: logFile }];
+    const spawned = await journal.append({ kind: 'card:spawned', actor: 'board', card: item.card, run: runId, cause: claimEvent, pid: started.pid, detail: logFile });
+    return [claimedTransition, { kind: 'spawned', card: item.card, runId, ...(started.pid !== undefined ? { pid: started.pid } : {}), detail: logFile, event: spawned.id }];
   } catch (error) {
     // Left claimed: with no run record it is returned as never started once the grace passes.
     log.error({ err: error, runId }, 'spawn failed');

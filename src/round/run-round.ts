@@ -4,6 +4,7 @@ import type { LoadedBoard } from '../config/load-config.js';
 import { blockCards } from './block-cards.js';
 import type { RoundContext, Transition } from './context.js';
 import { dispatchCards } from './dispatch-cards.js';
+import { roundJournalOf, tickJournal } from './journal-round.js';
 import { readSnapshot } from './read-snapshot.js';
 import { reclaimZombies } from './reclaim-zombies.js';
 import { writeScheduled } from './write-scheduled.js';
@@ -35,10 +36,22 @@ export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' |
 
 /** Execute a plan in the heartbeat's order: scheduled, blocks, dispatch, then zombies. */
 export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transition[]> {
+  const round: RoundContext = ctx.journal ? ctx : { ...ctx, journal: tickJournal(ctx) };
+  const journal = roundJournalOf(round);
+  await journal.skippedPeriods();
+  await journal.tick(plan);
   const transitions: Transition[] = [];
-  transitions.push(...(await writeScheduled(ctx, plan.scheduled)));
-  transitions.push(...(await blockCards(ctx, plan.blocked)));
-  transitions.push(...(await dispatchCards(ctx, plan.dispatch)));
-  transitions.push(...(await reclaimZombies(ctx, plan.zombies)));
+  // Each step's transitions are journaled before the next step runs: a card scheduled and
+  // dispatched in one round gets its claim caused by its creation.
+  const run = async (step: Promise<Transition[]>) => {
+    const done = await step;
+    await journal.transitions(done);
+    transitions.push(...done);
+  };
+  await run(writeScheduled(round, plan.scheduled));
+  await run(blockCards(round, plan.blocked));
+  await run(dispatchCards(round, plan.dispatch));
+  await run(reclaimZombies(round, plan.zombies));
+  await journal.census(plan);
   return transitions;
 }

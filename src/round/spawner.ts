@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ComposedCommand } from '../core/compose.js';
+import type { HarnessCost } from '../schema/harness.js';
 
 /** Everything a supervisor needs to launch one claim's worker. Private values live only in `command.env`. */
 export interface RunJob {
@@ -11,6 +12,19 @@ export interface RunJob {
   readonly kanbanDir: string;
   readonly logFile: string;
   readonly command: ComposedCommand;
+  /** Where the supervisor records the run's end, exit code and cost (manifest, journal); absent in dry previews. */
+  readonly provenance?: RunProvenance;
+}
+
+export interface RunProvenance {
+  /** The dispatcher's logs folder (journal, objects, manifests). */
+  readonly logsDir: string;
+  /** The run manifest to complete when the worker exits. */
+  readonly manifest?: string;
+  /** The claim event: the cause of the run's `run:exited`. */
+  readonly cause?: string;
+  /** The harness's cost paths over the worker's last JSON line. */
+  readonly cost?: HarnessCost;
 }
 
 /** The seam between a round and processes: tests inject a fake, production starts a supervisor. */

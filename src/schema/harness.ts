@@ -8,9 +8,20 @@ export const harnessSchema = z.strictObject({
   environment_from_private: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
   working_directory: z.string().optional(),
   credential_guard: z.string().optional(),
+  /**
+   * How to read a run's cost: JSON paths (`usage.total_tokens`, `total_cost_usd`, `a.b[0].c`) over
+   * the last line of the worker's output that is a JSON object. Recorded in the run's manifest.
+   */
+  cost: z
+    .strictObject({
+      tokens: z.string().min(1).optional(),
+      usd: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type Harness = z.infer<typeof harnessSchema>;
+export type HarnessCost = NonNullable<Harness['cost']>;
 
 /** The standard's single `adapters.yml`: a map of harness name to definition. */
 export const adaptersSchema = z.record(z.string(), harnessSchema);

@@ -1,0 +1,244 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { localDate } from '../core/time.js';
+import { previousPeriod } from '../core/schedule.js';
+import type { Plan } from '../core/types.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import { JournalIndex, noopJournal, openJournal, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
+import { scheduledTemplateSchema } from '../schema/card.js';
+import { writeFileAtomic } from '../vault/atomic-write.js';
+import { isCardFileName } from '../vault/layout.js';
+import { readParsed } from '../vault/read-card.js';
+import type { RoundContext, Transition } from './context.js';
+
+/** How far back a round looks in the journal for a card's latest event (the cause of its next one). */
+export const INDEX_WINDOW_MS = 92 * 86_400_000;
+
+const ACTOR = 'board';
+
+/**
+ * A round's view of the journal: appends each transition with its cause (the card's latest
+ * journaled event, or for a director's wake the close of the child it waited for), journals census
+ * verdicts only when they change (`<logs>/verdicts.json` remembers the last ones) and periods
+ * that no tick ran in. One per round, shared by the steps through `roundJournalOf(ctx)`.
+ */
+export class RoundJournal {
+  private index: Promise<JournalIndex> | undefined;
+
+  constructor(
+    readonly journal: Journal,
+    private readonly ctx: RoundContext,
+  ) {}
+
+  private loadIndex(): Promise<JournalIndex> {
+    this.index ??= this.journal.enabled
+      ? this.journal.read({ since: new Date(this.ctx.now.getTime() - INDEX_WINDOW_MS) }).then(
+          (read) => {
+            for (const p of read.problems) this.ctx.logger.warn({ file: p.file, line: p.line, torn: p.torn }, `journal: ${p.reason}`);
+            return new JournalIndex(read.events);
+          },
+          (error: Error) => {
+            this.ctx.logger.warn({ err: error }, 'journal unreadable: causes left out this round');
+            return new JournalIndex();
+          },
+        )
+      : Promise.resolve(new JournalIndex());
+    return this.index;
+  }
+
+  async append(event: NewEvent): Promise<JournalEvent> {
+    const stored = await this.journal.append({ at: this.ctx.now, ...event });
+    if (this.index) (await this.index).add(stored);
+    return stored;
+  }
+
+  async lastFor(card: string, kinds?: readonly string[]): Promise<JournalEvent | undefined> {
+    return (await this.loadIndex()).lastFor(card, kinds);
+  }
+
+  /**
+   * The cause of a claim: for a card waiting on `dependent_task` (a director's wake), the close of
+   * that child; otherwise the card's latest event (its creation, its yield, its reclaim …).
+   */
+  async claimCause(card: string, cardText: string): Promise<string | undefined> {
+    let inputs: unknown;
+    try {
+      inputs = parseFrontMatter(cardText).data.inputs;
+    } catch {
+      inputs = undefined;
+    }
+    const dependent = inputs && typeof inputs === 'object' ? (inputs as Record<string, unknown>).dependent_task : undefined;
+    for (const p of Array.isArray(dependent) ? dependent : [dependent]) {
+      if (typeof p !== 'string') continue;
+      const closed = await this.lastFor(path.posix.basename(p), ['card:closed']);
+      if (closed) return closed.id;
+    }
+    return (await this.lastFor(card))?.id;
+  }
+
+  async tick(plan: Plan): Promise<void> {
+    await this.append({
+      kind: 'tick:ran',
+      actor: ACTOR,
+      detail: `plan: ${plan.scheduled.length} scheduled, ${plan.dispatch.length} to dispatch, ${plan.waiting.length} waiting, ${plan.blocked.length} blocked, ${plan.zombies.length} zombies`,
+      data: { pid: process.pid },
+    });
+  }
+
+  /** Journal the transitions a step did not journal itself (those carry `event`). */
+  async transitions(transitions: readonly Transition[]): Promise<void> {
+    for (const t of transitions) {
+      if (t.event !== undefined) continue;
+      const base = { actor: ACTOR, card: t.card, detail: t.detail, run: t.runId, profile: t.profile, pid: t.pid };
+      switch (t.kind) {
+        case 'scheduled':
+          await this.append({ ...base, kind: 'schedule:written' });
+          break;
+        case 'claimed':
+        case 'spawned':
+        case 'blocked':
+          await this.append({ ...base, kind: `card:${t.kind}`, cause: (await this.lastFor(t.card))?.id });
+          break;
+        case 'reclaimed':
+        case 'returned': {
+          const claim = (await this.lastFor(t.card, ['card:claimed'])) ?? (await this.lastFor(t.card));
+          await this.append({ ...base, kind: `card:${t.kind}`, cause: claim?.id });
+          break;
+        }
+        case 'closed': {
+          // A close that crashed between its edit and its move, finished by the round.
+          const last = await this.lastFor(t.card);
+          if (last?.kind !== 'card:closed') await this.append({ ...base, kind: 'card:closed', cause: (await this.lastFor(t.card, ['card:claimed']))?.id ?? last?.id });
+          break;
+        }
+        case 'failed':
+          await this.append({ ...base, kind: 'round:failed', cause: (await this.lastFor(t.card))?.id });
+          break;
+        default:
+          // A transition kind this journal does not know yet: the tick's own report still shows it.
+          break;
+      }
+    }
+  }
+
+  /** Waiting and blocked verdicts, journaled only when they differ from the last ones journaled. */
+  async census(plan: Plan): Promise<void> {
+    if (!this.journal.enabled) return;
+    const file = path.join(this.ctx.board.config.logsDir, 'verdicts.json');
+    let previous: Record<string, string> = {};
+    try {
+      const data = JSON.parse(await fs.readFile(file, 'utf8')) as { cards?: Record<string, string> };
+      previous = data.cards ?? {};
+    } catch {
+      // First round with a journal, or an unreadable file: every verdict counts as new.
+    }
+    const next: Record<string, string> = {};
+    for (const w of plan.waiting) {
+      next[w.card] = `waiting: ${w.reason}`;
+      if (previous[w.card] !== next[w.card]) await this.verdict('census:waiting', w.card, w.reason, previous[w.card]);
+    }
+    for (const b of plan.blocked) {
+      // A block this round is journaled as card:blocked; a reworded `blocked:` value is not news.
+      next[b.card] = 'blocked';
+      if (!b.new && previous[b.card] !== 'blocked') await this.verdict('census:blocked', b.card, b.reason, previous[b.card]);
+    }
+    for (const d of plan.dispatch) {
+      if (previous[d.card] === 'blocked') await this.verdict('card:unblocked', d.card, '`blocked` was cleared (seen by the census)', previous[d.card], 'human');
+    }
+    for (const w of plan.waiting) {
+      if (previous[w.card] === 'blocked') await this.verdict('card:unblocked', w.card, '`blocked` was cleared (seen by the census)', previous[w.card], 'human');
+    }
+    const same = Object.keys(previous).length === Object.keys(next).length && Object.entries(next).every(([k, v]) => previous[k] === v);
+    if (same) return;
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, `${JSON.stringify({ cards: next }, null, 1)}\n`);
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'could not write verdicts.json: unchanged verdicts may be journaled again');
+    }
+  }
+
+  private async verdict(kind: NewEvent['kind'], card: string, reason: string, before: string | undefined, actor = ACTOR): Promise<void> {
+    const last = await this.lastFor(card);
+    // A `board card unblock` already said so.
+    if (kind === 'card:unblocked' && last?.kind === 'card:unblocked') return;
+    await this.append({ kind, actor, card, cause: last?.id, detail: reason, ...(before !== undefined ? { data: { before } } : {}) });
+  }
+
+  /**
+   * The contract's "nothing in silence" for step 0: a template whose previous period got no
+   * instance because no tick ran between its due moment and its end is journaled once as
+   * `schedule:skipped`. Only decidable once the journal existed before that period was due.
+   */
+  async skippedPeriods(): Promise<void> {
+    if (!this.journal.enabled) return;
+    const { layout, now } = this.ctx;
+    let names: string[];
+    try {
+      names = (await fs.readdir(layout.scheduled)).filter(isCardFileName).sort();
+    } catch {
+      return;
+    }
+    if (names.length === 0) return;
+    const index = await this.loadIndex();
+    const events = [...index.byId.values()];
+    if (events.length === 0) return;
+    const earliest = events.reduce((min, e) => (e.at < min ? e.at : min), events[0]!.at);
+    const tickTimes = events.filter((e) => e.kind === 'tick:ran').map((e) => Date.parse(e.at));
+    for (const name of names) {
+      const parsed = await readParsed(path.join(layout.scheduled, name), `scheduled/${name}`, scheduledTemplateSchema);
+      if (!parsed.ok || !parsed.value.trigger.active) continue;
+      const period = previousPeriod(parsed.value.trigger, now);
+      if (Date.parse(earliest) > period.due.getTime()) continue;
+      if (tickTimes.some((t) => t >= period.due.getTime() && t < period.end.getTime())) continue;
+      const instance = `${localDate(period.due)}-${name.replace(/\.md$/, '')}.md`;
+      if (index.lastFor(instance, ['schedule:skipped'])) continue;
+      if (await existsInAnyState(this.ctx, instance)) continue;
+      await this.append({
+        kind: 'schedule:skipped',
+        actor: ACTOR,
+        card: instance,
+        detail: `no tick ran between ${period.due.toISOString()} and ${period.end.toISOString()}: the ${parsed.value.trigger.every}'s instance of scheduled/${name} was never written (no catch-up)`,
+        data: { template: `scheduled/${name}` },
+      });
+    }
+  }
+}
+
+async function existsInAnyState(ctx: RoundContext, name: string): Promise<boolean> {
+  const { layout } = ctx;
+  const dirs = [layout.pending, layout.inProgress, layout.done];
+  try {
+    for (const month of await fs.readdir(layout.archive)) dirs.push(path.join(layout.archive, month));
+  } catch {
+    // No archive yet.
+  }
+  for (const dir of dirs) {
+    try {
+      await fs.access(path.join(dir, name));
+      return true;
+    } catch {
+      // Not here.
+    }
+  }
+  return false;
+}
+
+const perRound = new WeakMap<RoundContext, RoundJournal>();
+
+/** The round's journal, created once per round context (the no-op one when the context has none). */
+export function roundJournalOf(ctx: RoundContext): RoundJournal {
+  let rj = perRound.get(ctx);
+  if (!rj) {
+    rj = new RoundJournal(ctx.journal ?? noopJournal(() => ctx.now), ctx);
+    perRound.set(ctx, rj);
+  }
+  return rj;
+}
+
+/** A tick's journal: the file journal in the board's logs folder. */
+export function tickJournal(ctx: Pick<RoundContext, 'board' | 'logger'>): Journal {
+  return openJournal(ctx.board.config.logsDir, {
+    onError: (error, event) => ctx.logger.error({ err: error, event: event.kind, card: event.card }, 'could not journal an event'),
+  });
+}

@@ -1,5 +1,6 @@
 import type { Card } from '../schema/card.js';
-import type { InputFact } from './types.js';
+import { suspiciousReason } from './suspicious.js';
+import type { DependentFact, InputFact } from './types.js';
 
 /**
  * Step 2: the card census. Decides, for one readable pending card, whether it is skipped and
@@ -18,6 +19,8 @@ export interface CensusContext {
   readonly trustedOrigins: ReadonlySet<string>;
   readonly maxAttempts: number;
   readonly inputs: ReadonlyMap<string, InputFact>;
+  /** Children in done/ that pending cards wait on through `inputs.dependent_task`. */
+  readonly dependents?: ReadonlyMap<string, DependentFact>;
 }
 
 export function isBlocked(card: Card): boolean {
@@ -56,6 +59,8 @@ export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
   if (!ctx.trustedOrigins.has(card.origin)) {
     return { kind: 'block', reason: `foreign origin "${card.origin}" (not in trusted_origins)` };
   }
+  const suspicious = suspiciousReason(card.request);
+  if (suspicious) return { kind: 'block', reason: suspicious };
   const inputs = inputPaths(card);
   for (const { slot, path } of inputs) {
     const fact = ctx.inputs.get(path);
@@ -65,6 +70,16 @@ export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
   }
   for (const { slot, path } of inputs) {
     if (!ctx.inputs.get(path)?.exists) return { kind: 'wait', reason: `waiting for input ${slot}: ${path} does not exist yet` };
+  }
+  // The wiring rule: a child closed with empty `paths` and no recorded justification is a false
+  // close. The director is not woken to chain on nothing: its card is blocked, the reason logged.
+  for (const { slot, path } of inputs) {
+    if (slot !== 'dependent_task') continue;
+    const child = ctx.dependents?.get(path);
+    if (child?.problem) return { kind: 'block', reason: `its child ${path} cannot be read: ${child.problem}` };
+    if (child?.emptyPaths && !child.justified) {
+      return { kind: 'block', reason: `false close: its child ${path} closed with empty paths and no recorded justification; the chain does not go on` };
+    }
   }
   return { kind: 'eligible' };
 }

@@ -10,7 +10,8 @@ import type { PlannedReclaim, RunFact } from './types.js';
  *   back without an attempt, once the start grace has passed;
  * - dead-worker: its run ended (or its supervisor died) while the card is still claimed:
  *   back at once, attempt + 1;
- * - expired: claimed longer than `zombie_after`: back, attempt + 1.
+ * - expired: claimed longer than `zombie_after`: back, attempt + 1;
+ * - closed: `closed` is set (a close that crashed between its edit and its move): on to done/.
  * An attempt that reaches `max_attempts` sends the card back blocked.
  */
 
@@ -35,6 +36,17 @@ export function findZombie(
   stamp: string,
 ): PlannedReclaim | undefined {
   if (isBlocked(card)) return undefined;
+  // `board card close` edits first and moves second: a crash between the two leaves a closed card
+  // here. Its work is done and recorded, so the move is finished, never reclaimed as a zombie.
+  if (typeof card.closed === 'string' && card.closed.trim() !== '') {
+    return {
+      card: cardFile,
+      kind: 'closed',
+      reason: `closed ${card.closed} by ${card.agent ?? 'its worker'} but still in in-progress/: finishing the move to done/`,
+      attempts: card.attempts,
+      ...(card.claimed ? { claim: card.claimed } : {}),
+    };
+  }
   const claimed = card.claimed ?? '';
   const claimedAt = parseTimestamp(claimed);
   if (claimed === '' || Number.isNaN(claimedAt)) {

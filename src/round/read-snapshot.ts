@@ -5,7 +5,9 @@ import { cardSchema, scheduledTemplateSchema, type Card } from '../schema/card.j
 import { profileSchema } from '../schema/profile.js';
 import { inputPaths, isSafeVaultPath } from '../core/census.js';
 import { runIdFor } from '../core/zombies.js';
-import type { InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
+import type { DependentFact, InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
+import { hasEmptyCloseJustification } from '../format/empty-close.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
@@ -48,6 +50,7 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
   const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
   const inputs = await readInputFacts(layout, [...pending, ...templates]);
   const runs = await readRunFacts(layout, inProgress);
+  const dependents = await readDependentFacts(layout, pending, new Set(doneNames));
   return {
     profiles,
     templates,
@@ -56,6 +59,7 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
     existingNames,
     inputs,
     runs,
+    dependents,
   };
 }
 
@@ -118,4 +122,29 @@ async function readRunFacts(layout: VaultLayout, inProgress: readonly Parsed<Car
     if (record) runs.set(runId, runFactOf(record));
   });
   return runs;
+}
+
+/**
+ * For each pending card gated on `inputs.dependent_task`, the facts about that child once it is in
+ * `done/`: whether it closed with empty `paths`, and whether its Record justifies that (the
+ * planner blocks a director on a false close instead of waking it).
+ */
+async function readDependentFacts(layout: VaultLayout, pending: readonly Parsed<Card>[], doneNames: ReadonlySet<string>): Promise<Map<string, DependentFact>> {
+  const wanted = new Set<string>();
+  for (const c of pending) {
+    const value = c.ok ? c.value.inputs?.dependent_task : undefined;
+    for (const p of Array.isArray(value) ? value : value ? [value] : []) {
+      if (isSafeVaultPath(p) && p.startsWith('KANBAN/done/') && doneNames.has(p.slice('KANBAN/done/'.length))) wanted.add(p);
+    }
+  }
+  const facts = new Map<string, DependentFact>();
+  await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
+    const parsed = await readParsed(layout.absolute(rel), rel, cardSchema);
+    if (!parsed.ok) {
+      facts.set(rel, { emptyPaths: false, justified: false, problem: parsed.problems.map((p) => p.reason).join('; ') });
+      return;
+    }
+    facts.set(rel, { emptyPaths: parsed.value.paths.length === 0, justified: hasEmptyCloseJustification(parseFrontMatter(parsed.text).body) });
+  });
+  return facts;
 }

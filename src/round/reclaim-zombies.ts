@@ -7,6 +7,7 @@ import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
 import { createRunRecordExclusive, readRunRecord } from '../vault/runs.js';
 import type { RoundContext, Transition } from './context.js';
+import { finishClose } from './finish-close.js';
 
 /**
  * Step 5: return reclaimed claims to `pending/`. The card is moved first and edited after, so a
@@ -20,6 +21,7 @@ export async function reclaimZombies(ctx: RoundContext, planned: readonly Planne
 }
 
 async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Transition> {
+  if (item.kind === 'closed') return finishClose(ctx, item);
   const log = ctx.logger.child({ card: item.card, kind: item.kind });
   const from = path.join(ctx.layout.inProgress, item.card);
   const to = path.join(ctx.layout.pending, item.card);

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // A model-free worker for the example vault. It does each card's work deterministically and
-// closes the card the standard's way, with the board's own verbs (never by editing YAML):
+// keeps the card protocol with the board's own verbs (never by editing YAML):
 //   board card note  → a progress milestone right after admission
 //   board card close → paths filled, `closed` set, closing Record line, moved to done/
-// On any failure it calls `board card fail` with the reason and dies: no questions in card mode.
+//   board card fail  → on any failure, with the reason; no questions in card mode
+// Directors (briefing-editor) also use:
+//   board card new   → ONE child card, with --flow and --director
+//   board card yield → sleep in pending/ on inputs.dependent_task until the child is in done/
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,60 +17,160 @@ if (!card || !vault || !boardBin) {
   process.exit(2);
 }
 
+/** `board card …` through the very CLI that spawned this worker; its stdout is returned. */
 function board(...args) {
   const result = spawnSync(process.execPath, [boardBin, 'card', ...args], { encoding: 'utf8', env: process.env });
   process.stdout.write(result.stdout ?? '');
   process.stderr.write(result.stderr ?? '');
-  if (result.status !== 0) throw new Error(`board card ${args[0]} exited ${result.status}`);
+  if (result.status !== 0) throw new Error(`board card ${args[0]} exited ${result.status}: ${(result.stderr ?? '').trim()}`);
   return result.stdout.trim();
 }
 
-/** The few front matter fields this worker reads; it never writes front matter itself. */
+// The few front matter fields this worker reads; it never writes front matter itself.
 function field(text, name) {
-  const m = new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(text);
+  const m = new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(frontMatter(text));
   return m ? m[1].replace(/^["']|["']$/g, '').trim() : undefined;
 }
 
+function frontMatter(text) {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  return m ? `${m[1]}\n` : '';
+}
+
 function inputs(text) {
-  const block = /^inputs:\s*\n((?:[ \t]+.*\n?)*)/m.exec(text);
-  if (!block) return [];
-  return [...block[1].matchAll(/^[ \t]+([\w-]+):[ \t]*(\S.*)$/gm)].map((m) => ({ slot: m[1], path: m[2].trim() }));
+  const block = /^inputs:[ \t]*\n((?:[ \t]+.*\n?)*)/m.exec(frontMatter(text));
+  const out = {};
+  if (!block) return out;
+  for (const m of block[1].matchAll(/^[ \t]+([\w-]+):[ \t]*(\S.*)$/gm)) out[m[1]] = m[2].trim().replace(/^["']|["']$/g, '');
+  return out;
+}
+
+function paths(text) {
+  const fm = frontMatter(text);
+  const flow = /^paths:[ \t]*\[(.*)\][ \t]*$/m.exec(fm);
+  if (flow) return flow[1].split(',').map((p) => p.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+  const block = /^paths:[ \t]*\n((?:[ \t]*- .*\n?)*)/m.exec(fm);
+  return block ? [...block[1].matchAll(/^[ \t]*- (.*)$/gm)].map((m) => m[1].trim().replace(/^["']|["']$/g, '')) : [];
+}
+
+const read = (rel) => fs.readFileSync(path.join(vault, rel), 'utf8');
+const stem = path.basename(card, '.md');
+const self = path.basename(card);
+
+function write(text, output) {
+  fs.mkdirSync(path.dirname(path.join(vault, output)), { recursive: true });
+  fs.writeFileSync(path.join(vault, output), text);
+  return output;
 }
 
 const work = {
-  summarizer(notes) {
+  summarizer(text) {
+    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
     const lines = [];
-    for (const { text } of notes) {
-      const paragraphs = text.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p && !p.startsWith('#'));
+    for (const { text: t } of notes) {
+      const paragraphs = t.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p && !p.startsWith('#'));
       for (const p of paragraphs) {
         const keep = p.split('\n').filter((l) => /^(Decision|Action):/.test(l));
         lines.push(...(keep.length ? keep : [p.split(/(?<=\.)\s/)[0]]));
       }
     }
-    return `# Summary\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`;
+    return { output: `# Summary\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`, of: notes.map((n) => n.path) };
   },
-  'digest-writer'(notes) {
-    const items = notes.flatMap(({ text }) => text.split('\n').filter((l) => l.startsWith('- ')));
-    return `# Digest\n\n${items.reverse().join('\n')}\n`;
+  'digest-writer'(text) {
+    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
+    const items = notes.flatMap(({ text: t }) => t.split('\n').filter((l) => l.startsWith('- ')));
+    return { output: `# Digest\n\n${items.reverse().join('\n')}\n`, of: notes.map((n) => n.path) };
   },
-  'word-counter'(notes) {
-    const rows = notes.map(({ path: p, text }) => `| ${p} | ${text.split(/\s+/).filter(Boolean).length} |`);
-    return `# Word count\n\n| file | words |\n|---|---|\n${rows.join('\n')}\n`;
+  'word-counter'(text) {
+    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
+    const rows = notes.map(({ path: p, text: t }) => `| ${p} | ${t.split(/\s+/).filter(Boolean).length} |`);
+    return { output: `# Word count\n\n| file | words |\n|---|---|\n${rows.join('\n')}\n`, of: notes.map((n) => n.path) };
+  },
+  'action-extractor'(text) {
+    const notes = inputs(text).notes;
+    if (!notes) throw new Error('no `notes` input: never invent raw material');
+    const actions = read(notes).split('\n').filter((l) => /^Action:/.test(l)).map((l) => l.replace(/^Action:\s*/, ''));
+    if (actions.length === 0) return { empty: `no line of ${notes} starts with "Action:": nothing to extract`, of: [notes] };
+    return { output: `# Action items\n\n${actions.map((a) => `- ${a}`).join('\n')}\n`, of: [notes] };
+  },
+  'briefing-writer'(text) {
+    const actions = inputs(text).actions;
+    if (!actions) throw new Error('no `actions` input: never invent raw material');
+    const items = read(actions).split('\n').filter((l) => l.startsWith('- '));
+    return { output: `# Weekly briefing\n\n${items.length} action item(s) this week.\n\n${items.join('\n')}\n`, of: [actions] };
   },
 };
+
+/** Children of this director's card that have not closed yet (in pending/ or in-progress/). */
+function openChild() {
+  for (const folder of ['pending', 'in-progress']) {
+    const dir = path.join(vault, 'KANBAN', folder);
+    for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+      if (!name.endsWith('.md') || name.startsWith('.') || name === self) continue;
+      if (field(fs.readFileSync(path.join(dir, name), 'utf8'), 'director') === self) return name;
+    }
+  }
+  return undefined;
+}
+
+/** The director: one child at a time, state rebuilt from the board on every wake-up. */
+const FLOW = 'weekly-briefing';
+function briefingEditor(text) {
+  const open = openChild();
+  if (open) {
+    // Golden rule: never a second child while one is open; just go back to sleep on it.
+    board('note', card, `child ${open} is still open: yielding until it closes, creating nothing.`);
+    board('yield', card, '--until', open);
+    return;
+  }
+  const dependent = inputs(text).dependent_task;
+  if (!dependent) {
+    const notes = inputs(text).notes;
+    if (!notes) throw new Error('no `notes` input: the flow has no raw material');
+    board('note', card, `admission passed; step 1 of ${FLOW}: asking action-extractor for the action items of ${notes}.`);
+    const child = board('new', '--function', 'extract', '--request', `Extract the action items from ${notes}`, '--recipient', 'action-extractor',
+      '--input', `notes=${notes}`, '--flow', FLOW, '--director', self);
+    board('yield', card, '--until', child);
+    return;
+  }
+  // Woken: the child named by dependent_task is in done/. Wiring rule: its paths fill the next slot.
+  const childText = read(dependent);
+  const childPaths = paths(childText);
+  const step = field(childText, 'function');
+  if (childPaths.length === 0) {
+    // An unjustified empty close never gets here (the board blocks this card); a justified one ends the flow.
+    board('note', card, `child ${path.basename(dependent)} closed empty with a justification: the flow ends here, no further step is invented.`);
+    board('close', card, '--empty', `step "${step}" (${path.basename(dependent)}) legitimately produced nothing; see its Record`);
+    return;
+  }
+  if (step === 'extract') {
+    board('note', card, `woke on ${path.basename(dependent)} (action items at ${childPaths[0]}); step 2 of ${FLOW}: asking briefing-writer for the briefing.`);
+    const child = board('new', '--function', 'write', '--request', `Write the weekly briefing from ${childPaths[0]}`, '--recipient', 'briefing-writer',
+      '--input', `actions=${childPaths[0]}`, '--flow', FLOW, '--director', self);
+    board('yield', card, '--until', child);
+    return;
+  }
+  board('note', card, `woke on ${path.basename(dependent)}: the briefing is at ${childPaths.join(', ')}; ${FLOW} is complete.`);
+  board('close', card, ...childPaths.flatMap((p) => ['--path', p]));
+}
 
 try {
   const text = fs.readFileSync(card, 'utf8');
   const agent = field(text, 'agent');
-  const doer = work[agent];
-  if (!doer) throw new Error(`this example worker has no procedure for profile "${agent}"`);
-  const notes = inputs(text).map(({ path: p }) => ({ path: p, text: fs.readFileSync(path.join(vault, p), 'utf8') }));
-  board('note', card, `${agent}: admission passed; working on ${notes.map((n) => n.path).join(', ') || 'no inputs'} (model-free example worker).`);
-  const stem = path.basename(card, '.md');
-  const output = field(text, 'destination') ?? `outputs/${stem}.md`;
-  fs.mkdirSync(path.dirname(path.join(vault, output)), { recursive: true });
-  fs.writeFileSync(path.join(vault, output), doer(notes));
-  board('close', card, '--path', output);
+  if (agent === 'briefing-editor') {
+    briefingEditor(text);
+  } else {
+    const doer = work[agent];
+    if (!doer) throw new Error(`this example worker has no procedure for profile "${agent}"`);
+    const result = doer(text);
+    board('note', card, `admission passed; working on ${result.of.join(', ') || 'no inputs'} (model-free example worker).`);
+    if (result.empty !== undefined) {
+      board('close', card, '--empty', result.empty);
+    } else {
+      const output = write(result.output, field(text, 'destination') ?? `outputs/${stem}.md`);
+      board('close', card, '--path', output);
+    }
+  }
 } catch (error) {
   console.error(`example-worker: ${error.message}`);
   try {

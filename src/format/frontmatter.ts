@@ -82,9 +82,16 @@ interface KeyBlock {
   key: string;
   start: number; // first line index
   end: number; // one past the last line that belongs to the key
+  /** Its value ends in a keep-chomped block scalar, which would own blank lines placed after it. */
+  keepOpen: boolean;
 }
 
-const TOP_KEY = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"\-?:,[\]{}&*!|>%@`][^:#]*?|-[^\s:#][^:#]*?))[ \t]*:(?:[ \t]|\r?\n|$)/;
+// A plain key continues through `#` not preceded by a space and `:` not followed by one (YAML's
+// rules: `x#y` and `a:b` are keys, `x #y` is a comment and `a: b` a value).
+const PLAIN_KEY_REST = String.raw`(?:[^\s:]|:(?=\S)|[ \t]+(?=[^\s#:]))*`;
+const TOP_KEY = new RegExp(
+  String.raw`^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"\-?:,[\]{}&*!|>%@\`]${PLAIN_KEY_REST}|-[^\s:#]${PLAIN_KEY_REST}))[ \t]*:(?:[ \t]|\r?\n|$)`,
+);
 
 function splitLines(text: string): string[] {
   const lines = text.match(/[^\n]*\n|[^\n]+$/g);
@@ -95,34 +102,49 @@ function topLevelBlocks(lines: string[]): KeyBlock[] {
   const blocks: KeyBlock[] = [];
   let current: KeyBlock | undefined;
   let lastContent = -1;
-  // A block scalar with "keep" chomping (`|+`, `>+`, `|2+` …) owns its trailing blank lines.
-  let keepBlank = false;
+  // A block scalar with "keep" chomping (`|+`, `>+`, `|2+` …), at any depth, owns the blank lines
+  // that follow it: they are part of its value. -1 when no such scalar is open.
+  let keepIndent = -1;
+  const noteKeep = (line: string) => {
+    if (KEEP_SCALAR.test(line)) keepIndent = /^[ \t]*/.exec(line)![0].length;
+  };
+  const close = () => {
+    if (!current) return;
+    current.end = lastContent + 1;
+    current.keepOpen = keepIndent >= 0;
+  };
   lines.forEach((line, index) => {
     const match = TOP_KEY.exec(line);
     if (match) {
-      if (current) current.end = lastContent + 1;
+      close();
       const key = match[1] !== undefined ? unescapeDoubleQuoted(match[1]) : match[2] !== undefined ? match[2].replace(/''/g, "'") : match[3]!.trim();
-      current = { key, start: index, end: index + 1 };
+      current = { key, start: index, end: index + 1, keepOpen: false };
       blocks.push(current);
       lastContent = index;
-      keepBlank = KEEP_SCALAR.test(line.slice(match[0].length));
+      keepIndent = -1;
+      noteKeep(line);
       return;
     }
-    const blank = line.trim() === '';
-    if (blank) {
-      if (keepBlank) lastContent = index;
+    if (line.trim() === '') {
+      if (keepIndent >= 0) lastContent = index;
       return;
     }
     const continues = /^[ \t]/.test(line) || /^-([ \t]|\r?\n|$)/.test(line);
-    if (continues) lastContent = index;
-    else keepBlank = false;
+    if (!continues) {
+      // A comment at column 0 ends any block scalar (but not the key: list items may follow it).
+      keepIndent = -1;
+      return;
+    }
+    lastContent = index;
+    if (/^[ \t]*/.exec(line)![0].length <= keepIndent) keepIndent = -1;
+    noteKeep(line);
   });
-  if (current) current.end = lastContent + 1;
+  close();
   return blocks;
 }
 
-/** The rest of a key's line when its value is a block scalar with keep chomping. */
-const KEEP_SCALAR = /^[ \t]*[|>](?:\+[1-9]?|[1-9]\+)[ \t]*(?:#.*)?\r?\n?$/;
+/** A line whose value is a block scalar with keep chomping. */
+const KEEP_SCALAR = /(?:^|[\s:-])[|>](?:\+[1-9]?|[1-9]\+)[ \t]*(?:#.*)?\r?\n?$/;
 
 /** A double-quoted key's text as YAML reads it (`"a\"b"` is the key `a"b`). */
 function unescapeDoubleQuoted(raw: string): string {
@@ -165,23 +187,47 @@ export function setFields(text: string, updates: Record<string, unknown>): strin
   // line), so trailing comments or blank lines stay trailing.
   const insertAt = Math.max(blocks.length > 0 ? blocks[blocks.length - 1]!.end : 0, lastContentLine(lines) + 1);
   let yamlOut = '';
-  const insertAppended = () => {
-    if (appended.length === 0) return;
-    if (yamlOut.length > 0 && !yamlOut.endsWith('\n')) yamlOut += doc.eol;
-    yamlOut += appended.join('');
+  // Blank lines right after a keep-chomped block scalar (`|+`) belong to its value. So an edit must
+  // never leave original blank lines right after one: `keepOpen` says whether the output so far
+  // ends in such a scalar.
+  const keepEnds = new Set(blocks.filter((b) => b.keepOpen).map((b) => b.end));
+  let keepOpen = false;
+  // Emits a rendered entry (or nothing, for a removal) whose original successor is line `next`;
+  // returns the next original line to copy. Blank lines that would be swallowed go before a new
+  // keep-chomped entry, or are dropped when the output already ends in one.
+  const emit = (rendered: string, next: number): number => {
+    const endsKeep = /(?:^|\n)[ \t]*\r?\n$/.test(rendered);
+    let after = next;
+    if (endsKeep || (rendered === '' && keepOpen)) {
+      while (after < lines.length && lines[after]!.trim() === '' && !replacements.has(after)) after += 1;
+    }
+    if (!keepOpen) for (let k = next; k < after; k += 1) yamlOut += lines[k];
+    if (rendered !== '') {
+      if (yamlOut.length > 0 && !yamlOut.endsWith('\n')) yamlOut += doc.eol;
+      yamlOut += rendered;
+      keepOpen = endsKeep;
+    }
+    return after;
   };
+  let appendedDone = appended.length === 0;
   for (let i = 0; i < lines.length; ) {
-    if (i === insertAt) insertAppended();
+    if (!appendedDone && i >= insertAt) {
+      appendedDone = true;
+      i = emit(appended.join(''), i);
+      continue;
+    }
     const replacement = replacements.get(i);
     if (replacement) {
-      yamlOut += replacement.text;
-      i = replacement.end;
+      i = emit(replacement.text, replacement.end);
     } else {
-      yamlOut += lines[i];
+      const line = lines[i]!;
+      yamlOut += line;
       i += 1;
+      if (keepEnds.has(i)) keepOpen = true;
+      else if (line.trim() !== '') keepOpen = false;
     }
   }
-  if (insertAt >= lines.length) insertAppended();
+  if (!appendedDone) emit(appended.join(''), lines.length);
   const result = renderFrontMatter({ ...doc, yamlText: yamlOut });
   verifyEdit(doc.data, result, updates);
   return result;
@@ -203,8 +249,10 @@ function verifyEdit(before: Record<string, unknown>, result: string, updates: Re
     if (value === undefined) delete expected[key];
     else expected[key] = value;
   }
+  // Both sides through JSON, so -0 and 0 (which YAML cannot tell apart either) compare equal.
   const expectedJson = JSON.parse(JSON.stringify(expected)) as unknown;
-  if (!isDeepStrictEqual(after, expectedJson)) {
+  const afterJson = JSON.parse(JSON.stringify(after)) as unknown;
+  if (!isDeepStrictEqual(afterJson, expectedJson)) {
     throw new FrontMatterError(
       `editing ${Object.keys(updates).join(', ')} would change other fields; the card was not rewritten`,
     );

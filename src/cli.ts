@@ -5,6 +5,10 @@ import { processEnv, type CommandEnv, type GlobalOptions } from './commands/comm
 import { dryRunCommand } from './commands/dry-run.js';
 import { tickCommand } from './commands/tick.js';
 import { harnessCheckCommand, type HarnessCheckOptions } from './commands/harness-check.js';
+import { watchCommand, type WatchOptions } from './commands/watch.js';
+import { statusCommand } from './commands/status.js';
+import { lintCommand } from './commands/lint.js';
+import { installCommand, type InstallOptions } from './commands/install.js';
 import { archiveCommand, cardBlockCommand, cardCloseCommand, cardFailCommand, cardNewCommand, cardNoteCommand, cardYieldCommand, unblockCommand } from './commands/card.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
@@ -102,6 +106,31 @@ export function buildProgram(): Command {
     .option('--capacity <level>', 'model capacity to pick from models.yml (minimum, standard, advanced)', 'standard')
     .option('--modality <m>', 'model modality to pick from models.yml (text, audio, image)', 'text')
     .action((name: string, options: HarnessCheckOptions) => runAction((o: HarnessCheckOptions, env) => harnessCheckCommand(name, o, env))(options));
+
+  // Always on (issue #5): the daemon, the board at a glance, the design-time checks, the OS timer.
+  withGlobalOptions(program.command('watch'))
+    .description('run a round whenever pending/, done/ or AGENTS/ change, and on a heartbeat, under the round lock; SIGTERM/SIGINT finish the round and exit')
+    .option('--interval <duration>', 'heartbeat: a round at least this often, changes or not', '5m')
+    .option('--debounce <duration>', 'quiet time after the last change before a round', '500ms')
+    .option('--poll', 'poll instead of native events (network filesystems)')
+    .option('--poll-interval <duration>', 'how often to poll with --poll', '2s')
+    .action(runAction<WatchOptions>(watchCommand));
+
+  withGlobalOptions(program.command('status'))
+    .description('the board at a glance: counts, waiting cards and why, blocked, in progress, false closes, last round')
+    .action(runAction(statusCommand));
+
+  withGlobalOptions(program.command('lint'))
+    .description("design-time checks: schemas, rank, the standard's ambiguity check, skills, credential guards, models; exit 1 on any finding")
+    .action(runAction(lintCommand));
+
+  withGlobalOptions(program.command('install').argument('<manager>', 'systemd or launchd'))
+    .description('print (or with --write, install for this user) a timer that runs `board tick` with this config')
+    .option('--interval <duration>', 'how often the timer runs the tick', '5m')
+    .option('--write', 'install the files for the current user')
+    .option('--force', 'with --write, replace existing files')
+    .option('--name <name>', 'unit name (systemd) / label suffix (launchd)', 'board-tick')
+    .action((manager: string, options: InstallOptions) => runAction((o: InstallOptions, env) => installCommand(manager, o, env))(options));
 
   return program;
 }

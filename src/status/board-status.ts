@@ -1,0 +1,226 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Plan, WaitKind } from '../core/types.js';
+import { runIdFor } from '../core/zombies.js';
+import { formatDuration, parseTimestamp } from '../core/time.js';
+import { hasEmptyCloseJustification } from '../format/empty-close.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import { cardSchema, type Card } from '../schema/card.js';
+import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { mapLimit, readParsed } from '../vault/read-card.js';
+import { readRunRecord, runFactOf } from '../vault/runs.js';
+import type { LastRound } from '../round/last-round.js';
+
+/** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
+export interface BoardStatus {
+  readonly now: string;
+  readonly vault: string;
+  readonly counts: { pending: number; inProgress: number; done: number; archive: number; scheduled: number; ready: number; blocked: number; waiting: number };
+  /** Cards the next round would dispatch, and to whom. */
+  readonly ready: readonly { card: string; profile: string; harness: string; model: string }[];
+  readonly waiting: readonly { card: string; kind: WaitKind | 'other'; reason: string; profiles?: readonly string[] }[];
+  /** Unmatched cards: the signal the standard prizes — the next agent to write. */
+  readonly unmatched: readonly string[];
+  readonly blocked: readonly { card: string; state: 'pending' | 'in-progress'; reason: string; since?: string; pending?: true }[];
+  readonly inProgress: readonly InProgressStatus[];
+  readonly falseCloses: readonly { card: string; closed?: string; agent?: string }[];
+  readonly unreadable: readonly { file: string; field?: string; reason: string }[];
+  readonly lastRound: LastRound | null;
+}
+
+export interface InProgressStatus {
+  readonly card: string;
+  readonly agent?: string;
+  readonly model?: string;
+  readonly claimed?: string;
+  readonly ageMs?: number;
+  readonly age?: string;
+  /** `alive`/`dead` on this host, `exited` once the run ended, `unknown` elsewhere or without a run record. */
+  readonly worker: 'alive' | 'dead' | 'exited' | 'not started' | 'unknown';
+  readonly pid?: number;
+}
+
+const READ_CONCURRENCY = 64;
+
+/** A `blocked` value is "<date> <reason>" by the board's convention: split it when it is. */
+export function splitBlocked(value: string): { since?: string; reason: string } {
+  const m = /^(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?)\s+(.*)$/s.exec(value.trim());
+  return m ? { since: m[1]!, reason: m[2]! } : { reason: value.trim() };
+}
+
+/** True for a closed card whose `paths` is empty and whose Record justifies no empty close. */
+export function isFalseClose(card: Card, body: string): boolean {
+  return card.paths.length === 0 && !hasEmptyCloseJustification(body);
+}
+
+export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, lastRound: LastRound | undefined): Promise<BoardStatus> {
+  const [pendingNames, inProgressNames, doneNames, scheduledNames, archived] = await Promise.all([
+    cardNames(layout.pending),
+    cardNames(layout.inProgress),
+    cardNames(layout.done),
+    cardNames(layout.scheduled),
+    archiveCount(layout.archive),
+  ]);
+
+  const waiting = plan.waiting.map((w) => ({ card: w.card, kind: w.kind ?? ('other' as const), reason: w.reason, ...(w.profiles ? { profiles: w.profiles } : {}) }));
+  const unmatched = waiting.filter((w) => w.kind === 'unmatched').map((w) => w.card);
+
+  const inProgressCards = await mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.inProgress, n), n, cardSchema));
+  const inProgressNamesSet = new Set(inProgressNames);
+  const blocked = await Promise.all(
+    plan.blocked.map(async (b) => {
+      const state: 'pending' | 'in-progress' = inProgressNamesSet.has(b.card) ? 'in-progress' : 'pending';
+      if (b.new) return { card: b.card, state, reason: b.reason, pending: true as const };
+      const parsed = (state === 'in-progress' ? inProgressCards.find((c) => c.file === b.card) : await readParsed(path.join(layout.pending, b.card), b.card, cardSchema)) ?? undefined;
+      const value = parsed?.ok && typeof parsed.value.blocked === 'string' ? parsed.value.blocked : b.reason.replace(/^blocked: /, '');
+      return { card: b.card, state, ...splitBlocked(value) };
+    }),
+  );
+
+  const inProgress: InProgressStatus[] = [];
+  await mapLimit(inProgressCards, READ_CONCURRENCY, async (parsed) => {
+    if (!parsed.ok) return;
+    const card = parsed.value;
+    const claimedMs = card.claimed ? parseTimestamp(card.claimed) : Number.NaN;
+    const ageMs = Number.isNaN(claimedMs) ? undefined : Math.max(0, now.getTime() - claimedMs);
+    let worker: InProgressStatus['worker'] = card.claimed ? 'not started' : 'unknown';
+    let pid: number | undefined;
+    if (card.claimed) {
+      const record = await readRunRecord(layout.kanban, runIdFor(parsed.file, card.claimed, card.attempts));
+      if (record) {
+        const fact = runFactOf(record);
+        pid = record.workerPid ?? record.pid;
+        worker = fact.state === 'exited' ? 'exited' : fact.state === 'abandoned' ? 'not started' : fact.alive === true ? 'alive' : fact.alive === false ? 'dead' : 'unknown';
+      }
+    }
+    inProgress.push({
+      card: parsed.file,
+      ...(card.agent ? { agent: card.agent } : {}),
+      ...(card.model ? { model: card.model } : {}),
+      ...(card.claimed ? { claimed: card.claimed } : {}),
+      ...(ageMs !== undefined ? { ageMs, age: formatDuration(ageMs) } : {}),
+      worker,
+      ...(pid !== undefined ? { pid } : {}),
+    });
+  });
+  inProgress.sort((a, b) => (a.card < b.card ? -1 : 1));
+
+  const falseCloses: { card: string; closed?: string; agent?: string }[] = [];
+  const unreadable = [...plan.invalid];
+  await mapLimit(doneNames, READ_CONCURRENCY, async (name) => {
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(layout.done, name), 'utf8');
+    } catch {
+      return;
+    }
+    let data: Record<string, unknown>;
+    let body: string;
+    try {
+      ({ data, body } = parseFrontMatter(text));
+    } catch (error) {
+      unreadable.push({ file: `done/${name}`, reason: (error as Error).message });
+      return;
+    }
+    const parsed = cardSchema.safeParse(data);
+    if (!parsed.success) return;
+    if (isFalseClose(parsed.data, body)) {
+      falseCloses.push({ card: name, ...(parsed.data.closed ? { closed: parsed.data.closed } : {}), ...(parsed.data.agent ? { agent: parsed.data.agent } : {}) });
+    }
+  });
+  falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
+
+  return {
+    now: now.toISOString(),
+    vault: layout.root,
+    counts: {
+      pending: pendingNames.length,
+      inProgress: inProgressNames.length,
+      done: doneNames.length,
+      archive: archived,
+      scheduled: scheduledNames.length,
+      ready: plan.dispatch.length,
+      blocked: blocked.length,
+      waiting: waiting.length,
+    },
+    ready: plan.dispatch.map((d) => ({ card: d.card, profile: d.profile, harness: d.harness, model: d.model })),
+    waiting,
+    unmatched,
+    blocked,
+    inProgress,
+    falseCloses,
+    unreadable,
+    lastRound: lastRound ?? null,
+  };
+}
+
+const KIND_LABEL: Record<WaitKind | 'other', string> = {
+  unmatched: 'unmatched',
+  ambiguous: 'ambiguous',
+  input: 'missing input',
+  human: "a human's card",
+  harness: 'harness missing',
+  model: 'model missing',
+  keys: 'private keys missing',
+  capacity: 'round limit reached',
+  other: 'waiting',
+};
+
+/** The status for a person: counts first, then what needs a look, most actionable first. */
+export function statusText(s: BoardStatus): string {
+  const c = s.counts;
+  const lines = [
+    `board on ${s.vault} at ${s.now}`,
+    `  pending ${c.pending} (ready ${c.ready}, waiting ${c.waiting}, blocked ${c.blocked})  ·  in-progress ${c.inProgress}  ·  done ${c.done}  ·  archive ${c.archive}  ·  scheduled ${c.scheduled}`,
+  ];
+  if (s.lastRound) {
+    const r = s.lastRound;
+    const counts = r.counts ? ` — ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace(/^did:/, '')} ${n}`).join(', ') || 'nothing to do'}` : '';
+    lines.push(`  last round: ${r.time} by ${r.by}: ${r.outcome}${r.error ? ` (${r.error})` : ''}${counts}`);
+  } else {
+    lines.push('  last round: none recorded (no tick or watch has run with this config yet)');
+  }
+  const section = (title: string, rows: string[]) => {
+    if (rows.length === 0) return;
+    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${r}`));
+  };
+  if (s.unmatched.length > 0) {
+    lines.push(
+      '',
+      `${s.unmatched.length} unmatched card${s.unmatched.length === 1 ? '' : 's'}: no profile handles ${s.unmatched.length === 1 ? 'it' : 'them'}. ` +
+        "Either a profile needs a new descriptor, or you've just found the next agent you need to write.",
+    );
+  }
+  section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
+  section(
+    'waiting',
+    s.waiting.map((w) => `${w.card} — ${KIND_LABEL[w.kind]}${w.profiles ? ` between ${w.profiles.join(' and ')}` : ''}: ${w.reason}`),
+  );
+  section('blocked', s.blocked.map((b) => `${b.card}${b.state === 'in-progress' ? ' (in-progress)' : ''} — ${b.pending ? 'blocked at the next round: ' : ''}${b.reason}${b.since ? ` (since ${b.since})` : ''}`));
+  section(
+    'in progress',
+    s.inProgress.map((p) => `${p.card} — ${p.agent ?? '(no agent)'} on ${p.model ?? '(no model)'}, claimed ${p.age ? `${p.age} ago` : '(never stamped)'}, worker ${p.worker}${p.pid ? ` (pid ${p.pid})` : ''}`),
+  );
+  section('false closes (done with empty paths and no justification)', s.falseCloses.map((f) => `${f.card}${f.agent ? ` — closed by ${f.agent}` : ''}${f.closed ? ` at ${f.closed}` : ''}`));
+  section('unreadable', s.unreadable.map((u) => `${u.file}${u.field ? `: ${u.field}` : ''}: ${u.reason}`));
+  return `${lines.join('\n')}\n`;
+}
+
+async function cardNames(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(dir, { withFileTypes: true })).filter((e) => !e.isDirectory() && isCardFileName(e.name)).map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+async function archiveCount(dir: string): Promise<number> {
+  let months: string[];
+  try {
+    months = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return 0;
+  }
+  const counts = await Promise.all(months.map(async (m) => (await cardNames(path.join(dir, m))).length));
+  return counts.reduce((a, b) => a + b, 0);
+}

@@ -10,6 +10,13 @@ import { statusCommand } from './commands/status.js';
 import { lintCommand } from './commands/lint.js';
 import { installCommand, type InstallOptions } from './commands/install.js';
 import { archiveCommand, cardBlockCommand, cardCloseCommand, cardFailCommand, cardNewCommand, cardNoteCommand, cardYieldCommand, unblockCommand } from './commands/card.js';
+import { logCommand, type LogOptions } from './commands/log.js';
+import { traceCommand } from './commands/trace.js';
+import { runsCommand, type RunsOptions } from './commands/runs.js';
+import { showCommand, type ShowOptions } from './commands/show.js';
+import { diffCommand } from './commands/diff.js';
+import { replayCommand, type ReplayOptions } from './commands/replay.js';
+import { costCommand, type CostOptions } from './commands/cost.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -131,6 +138,37 @@ export function buildProgram(): Command {
     .option('--force', 'with --write, replace existing files')
     .option('--name <name>', 'unit name (systemd) / label suffix (launchd)', 'board-tick')
     .action((manager: string, options: InstallOptions) => runAction((o: InstallOptions, env) => installCommand(manager, o, env))(options));
+
+  // Journal and provenance (issue #4): the causal history, and every run's stored request.
+  withGlobalOptions(program.command('log'))
+    .description('the journal: every transition, oldest first, with its id and cause')
+    .option('--card <card>', 'only this card (file name or path)')
+    .option('--since <time>', 'an ISO time, or a duration ago (2h, 1d)')
+    .action(runAction<LogOptions>(logCommand));
+  withGlobalOptions(program.command('trace').argument('<card>'))
+    .description("the card's causal chain, from the first input to the last delivery, as a tree")
+    .action((ref: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => traceCommand(ref, o, env))(options));
+  withGlobalOptions(program.command('runs'))
+    .description('every recorded dispatch and replay: profile, harness/model, start, outcome, cost')
+    .option('--card <card>', 'only runs of this card')
+    .action(runAction<RunsOptions>(runsCommand));
+  withGlobalOptions(program.command('show').argument('<run>', 'a run id, or a prefix only one run has'))
+    .description("a run's manifest: stored components, argv, times, exit code, cost")
+    .option('--component <name>', 'print one stored component (profile, skill:<name>, card, harness, prompt)')
+    .action((ref: string, options: ShowOptions) => runAction((o: ShowOptions, env) => showCommand(ref, o, env))(options));
+  withGlobalOptions(program.command('diff').argument('<runA>').argument('<runB>'))
+    .description('which components of two runs are the same, changed, added or gone, with a text diff of the changed ones')
+    .action((a: string, b: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => diffCommand(a, b, o, env))(options));
+  withGlobalOptions(program.command('replay').argument('<run>'))
+    .description('rebuild a run\'s request from the store and spawn it again as a new run, on a copy of the card (the live card is never touched)')
+    .option('--model <m>', 'another model')
+    .option('--harness <h>', 'another harness (the prompt is re-rendered from its template)')
+    .option('--dry-run', 'print the rebuilt request; write and spawn nothing')
+    .action((ref: string, options: ReplayOptions) => runAction((o: ReplayOptions, env) => replayCommand(ref, o, env))(options));
+  withGlobalOptions(program.command('cost'))
+    .description('recorded run costs (tokens, usd), summed')
+    .option('--by <what>', 'profile, flow, day, model or harness', 'profile')
+    .action(runAction<CostOptions>(costCommand));
 
   return program;
 }

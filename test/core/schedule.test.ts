@@ -83,3 +83,24 @@ describe('previousPeriod', () => {
     expect(iso(previousPeriod(trig(trigger), now))).toEqual({ start: `${start}:00.000Z`, due: `${due}:00.000Z`, end: `${end}:00.000Z` });
   });
 });
+
+describe('local time in a zone with daylight saving', () => {
+  it('periods are calendar days and ISO weeks in local time across a DST change (Europe/Madrid)', () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'Europe/Madrid';
+    try {
+      // 2026-03-29: clocks go 02:00 -> 03:00. That Sunday has 23 hours.
+      const sunday = new Date('2026-03-29T12:00:00+02:00');
+      const day = currentPeriod(trig({ every: 'day', time: '09:00' }), sunday);
+      expect([day.start.toISOString(), day.due.toISOString(), day.end.toISOString()]).toEqual(['2026-03-28T23:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-29T22:00:00.000Z']);
+      const week = currentPeriod(trig({ every: 'week', day: 'sunday', time: '09:00' }), sunday);
+      expect([week.start.toISOString(), week.end.toISOString()]).toEqual(['2026-03-22T23:00:00.000Z', '2026-03-29T22:00:00.000Z']);
+      expect(dueInstance('w', trig({ every: 'week', day: 'sunday', time: '09:00' }), sunday)).toBe('2026-03-29-w.md');
+      // 23:30 UTC on Sunday is already Monday 01:30 in Madrid: a new week, not yet due.
+      expect(dueInstance('w', trig({ every: 'week', day: 'monday', time: '02:00' }), new Date('2026-03-29T23:30:00Z'))).toBeUndefined();
+      expect(dueInstance('w', trig({ every: 'week', day: 'monday', time: '01:00' }), new Date('2026-03-29T23:30:00Z'))).toBe('2026-03-30-w.md');
+    } finally {
+      process.env.TZ = saved;
+    }
+  });
+});

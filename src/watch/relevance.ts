@@ -17,6 +17,8 @@ export function isIgnoredPath(relative: string): boolean {
   if (parts[0] === '..') return true;
   // Dotfiles: the board's temp files, run records (KANBAN/.runs/), the lock (KANBAN/.board.lock).
   if (parts.some((p) => p.startsWith('.'))) return true;
+  // The vault root is watched only for its board and its agents, never the notes around them.
+  if (parts[0] !== 'KANBAN' && parts[0] !== 'AGENTS') return true;
   if (parts[0] === 'KANBAN' && parts.length >= 2 && !WATCHED_KANBAN.has(parts[1]!)) return true;
   if (parts[0] === 'AGENTS' && parts.length >= 3 && parts[2] !== 'PROFILE.md') return true;
   return false;
@@ -27,6 +29,8 @@ export type WatchEvent = 'add' | 'addDir' | 'change' | 'unlink' | 'unlinkDir';
 export function isRelevantEvent(event: WatchEvent, relative: string): boolean {
   if (isIgnoredPath(relative)) return false;
   const parts = relative.split('/');
+  // The board or the agents folder appearing or vanishing: a round finds out what it means.
+  if (parts.length === 1) return event === 'addDir' || event === 'unlinkDir';
   if (parts[0] === 'KANBAN' && parts.length === 3 && isCardFileName(parts[2]!)) {
     if (parts[1] === 'pending' || parts[1] === 'scheduled') return event === 'add' || event === 'change';
     if (parts[1] === 'done') return event === 'add';

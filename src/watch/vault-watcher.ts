@@ -37,13 +37,12 @@ export class VaultWatcher {
     if (this.watcher && this.root === layout.root && this.identity === identity) return 'kept';
     const had = this.watcher !== undefined;
     await this.close();
-    const targets: string[] = [];
-    for (const dir of [layout.kanban, layout.agents]) if (await isDirectory(dir)) targets.push(dir);
     const root = layout.root;
-    const watcher = watch(targets, {
+    // The vault root, pruned by `ignored` to KANBAN/ and AGENTS/: either may appear later.
+    const watcher = watch(root, {
       ignoreInitial: true,
       persistent: true,
-      depth: 1,
+      depth: 2,
       usePolling: this.options.poll,
       interval: this.options.pollIntervalMs,
       binaryInterval: this.options.pollIntervalMs,
@@ -74,18 +73,10 @@ function toRelative(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
 }
 
-async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await fs.stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** Device and inode of each watched folder: changes when one is replaced or appears. */
 async function folderIdentity(layout: VaultLayout): Promise<string> {
   const ids = await Promise.all(
-    [layout.kanban, layout.pending, layout.done, layout.scheduled, layout.agents].map(async (dir) => {
+    [layout.root, layout.kanban, layout.pending, layout.done, layout.scheduled, layout.agents].map(async (dir) => {
       try {
         const s = await fs.stat(dir);
         return `${s.dev}:${s.ino}`;

@@ -403,7 +403,7 @@ describe('setFields properties', () => {
       }),
       { numRuns: Number(process.env.FC_RUNS ?? 400) },
     );
-  });
+  }, 120_000);
 
   it('setting the values a card already has leaves every other line alone (idempotent second edit)', () => {
     fc.assert(
@@ -414,5 +414,5 @@ describe('setFields properties', () => {
       }),
       { numRuns: Number(process.env.FC_RUNS ?? 200) },
     );
-  });
+  }, 120_000);
 });

@@ -28,15 +28,16 @@ export function checkAmbiguity(input: LintInput): Finding[] {
       if (normalize(descriptor) === '') return add(`descriptor "${descriptor}" is empty once normalized: it can never match`);
       const result = matchCard({ function: e.fn, request: descriptor }, index, names);
       if (result.kind === 'matched' && result.profile === e.profile.name) return;
+      const ownRefuse = e.profile.refuses.find((r) => ` ${normalize(descriptor)} `.includes(` ${r} `));
+      const refused = ownRefuse !== undefined ? ` is refused by its own refuses "${ownRefuse}"` : '';
       if (result.kind === 'matched') {
-        return add(`descriptor "${descriptor}" resolves to ${result.profile} (its "${result.descriptor}" is longer): refine handles/refuses until it has one owner`);
+        return add(`descriptor "${descriptor}"${refused}${refused ? ', so it' : ''} resolves to ${result.profile} ("${result.descriptor}"): refine handles/refuses until it has one owner`);
       }
       if (result.kind === 'ambiguous') {
         const others = result.profiles.filter((n) => n !== e.profile.name);
         return add(`descriptor "${descriptor}" is ambiguous between ${result.profiles.join(', ')} (ties with ${others.join(', ')}): refine handles/refuses until it has one owner`);
       }
-      const ownRefuse = e.profile.refuses.find((r) => ` ${normalize(descriptor)} `.includes(` ${r} `));
-      if (ownRefuse !== undefined) return add(`descriptor "${descriptor}" is refused by its own refuses "${ownRefuse}": it can never match`);
+      if (refused) return add(`descriptor "${descriptor}"${refused}: it can never match`);
       return add(`descriptor "${descriptor}" does not resolve to ${e.profile.name}: ${result.reason}`);
     });
   }

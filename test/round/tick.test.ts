@@ -140,7 +140,7 @@ describe('tick: dispatch', () => {
     );
     const { json } = await tick(root);
     expect(json.dispatch.map((d: { card: string }) => d.card)).toEqual(['c-urgent.md', 'a-old.md']);
-    expect(json.waiting).toEqual([{ card: 'b-new.md', reason: expect.stringContaining('max_dispatches_per_round (2)') }]);
+    expect(json.waiting).toEqual([expect.objectContaining({ card: 'b-new.md', reason: expect.stringContaining('max_dispatches_per_round (2)') })]);
     expect(exists(root, 'vault/KANBAN/pending/b-new.md')).toBe(true);
   });
 
@@ -165,7 +165,7 @@ describe('tick: dispatch', () => {
     });
     const { json } = await tick(root);
     expect(json.dispatch).toEqual([expect.objectContaining({ card: 'push.md', profile: 'editor', via: 'recipient', model: 'fake-large' })]);
-    expect(json.waiting).toEqual([{ card: 'human.md', reason: expect.stringContaining('addressed to "marcos"') }]);
+    expect(json.waiting).toEqual([expect.objectContaining({ card: 'human.md', kind: 'human', reason: expect.stringContaining('addressed to "marcos"') })]);
   });
 });
 
@@ -251,7 +251,7 @@ describe('tick: census', () => {
       'KANBAN/pending/tie.md': basicCard().replace('Write a blog post draft about kanban', 'Edits to this draft'),
     });
     const { json, spawner } = await tick(root);
-    expect(json.waiting).toEqual([{ card: 'tie.md', reason: expect.stringMatching(/^ambiguous: editor, writer tie/) }]);
+    expect(json.waiting).toEqual([expect.objectContaining({ card: 'tie.md', kind: 'ambiguous', reason: expect.stringMatching(/^ambiguous: editor, writer tie/) })]);
     expect(spawner.jobs).toHaveLength(0);
   });
 });

@@ -11,6 +11,7 @@ export function planJson(plan: Plan): Record<string, unknown> {
     blocked: plan.blocked,
     scheduled: plan.scheduled.map((s) => ({ template: s.template, instance: s.instance })),
     zombies: plan.zombies.map((z) => ({ card: z.card, kind: z.kind, reason: z.reason, attempts: z.attempts, ...(z.block ? { blocked: true } : {}) })),
+    ...(plan.repairs && plan.repairs.length > 0 ? { repairs: plan.repairs } : {}),
     invalid: plan.invalid,
     profiles: plan.profiles,
     problems: [...plan.profileProblems, ...plan.templateProblems],
@@ -29,6 +30,7 @@ export function planText(plan: Plan, heading: string): string {
   section('waiting', plan.waiting.map((w) => `${w.card} — ${w.reason}`));
   section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? 'will block: ' : ''}${b.reason}`));
   section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? ' (will be blocked: attempts exhausted)' : ''}`));
+  section('interrupted moves to repair', (plan.repairs ?? []).map((r) => `${r.card} — ${r.reason}`));
   section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
   section('profiles left out', plan.profileProblems.map(formatProblem));
   section('scheduled templates left out', plan.templateProblems.map(formatProblem));

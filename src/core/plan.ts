@@ -14,6 +14,7 @@ import type {
   PlannedBlock,
   PlannedDispatch,
   PlannedReclaim,
+  PlannedRepair,
   PlannedScheduled,
   PlannedWait,
   ProfileEntry,
@@ -88,7 +89,29 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   const invalid: FileProblem[] = [];
   const candidates: (PlannedDispatch & { created: string; priority?: string | null })[] = [];
   const pendingCards: { file: string; card: Card; scheduled: boolean }[] = [];
+  // An interrupted move leaves one file under two names. The pending/ name of a card that is
+  // also in in-progress/ is not a second card: it is dropped (once settled), and the in-progress/
+  // one is judged as any claim. A card also in done/ is closed: its in-progress/ name is dropped.
+  const repairs: PlannedRepair[] = [];
+  const alsoInProgress = new Set<string>();
+  const alsoDone = new Set<string>();
+  for (const link of snapshot.doubleLinks ?? []) {
+    const [first, second] = link.folders;
+    if (first === 'pending') alsoInProgress.add(link.card);
+    else alsoDone.add(link.card);
+    if (!link.settled) {
+      if (first === 'pending') waiting.push({ card: link.card, reason: `also in in-progress/ as the same file: a move is under way (left alone this round)` });
+      continue;
+    }
+    repairs.push({
+      card: link.card,
+      keep: second,
+      drop: first,
+      reason: `in ${first}/ and ${second}/ as one file (a move interrupted between its link and its unlink): the ${first}/ name is dropped`,
+    });
+  }
   for (const parsed of snapshot.pending) {
+    if (alsoInProgress.has(parsed.file)) continue;
     if (parsed.ok) pendingCards.push({ file: parsed.file, card: parsed.value, scheduled: false });
     else invalid.push(...parsed.problems);
   }
@@ -156,6 +179,8 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   // Step 5: zombies, from the claims as they were before this round's dispatches.
   const zombies: PlannedReclaim[] = [];
   for (const parsed of snapshot.inProgress) {
+    if (alsoDone.has(parsed.file)) continue;
+    if (alsoInProgress.has(parsed.file) && !repairs.some((r) => r.card === parsed.file)) continue;
     if (!parsed.ok) {
       invalid.push(...parsed.problems);
       continue;
@@ -177,6 +202,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     waiting: waiting.sort(byCard),
     blocked: blocked.sort(byCard),
     zombies: zombies.sort(byCard),
+    repairs: repairs.sort(byCard),
     invalid,
     profiles: profiles.map((p) => ({ name: p.profile.name, path: p.path })),
     profileProblems,

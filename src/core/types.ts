@@ -48,6 +48,17 @@ export interface RunFact {
   readonly alive?: boolean;
 }
 
+/**
+ * One card under two state folders at once, as the same file (same device and inode): what a
+ * move (hard link, then unlink) leaves when it dies between the two. `settled` is false while the
+ * link is fresh, since a live mover may be about to unlink the old name itself.
+ */
+export interface DoubleLinkFact {
+  readonly card: string;
+  readonly folders: readonly ['pending', 'in-progress'] | readonly ['in-progress', 'done'];
+  readonly settled: boolean;
+}
+
 /** Everything a round reads, gathered once by the shell; the core plans from this alone. */
 export interface VaultSnapshot {
   readonly profiles: readonly Parsed<Profile>[];
@@ -62,6 +73,8 @@ export interface VaultSnapshot {
   readonly runs: ReadonlyMap<string, RunFact>;
   /** Keyed by the `dependent_task` path as the card wrote it; only children that are in done/. */
   readonly dependents?: ReadonlyMap<string, DependentFact>;
+  /** Cards found under two state folders as one file (an interrupted move). */
+  readonly doubleLinks?: readonly DoubleLinkFact[];
 }
 
 export interface RoundSettings {
@@ -133,6 +146,17 @@ export interface PlannedReclaim {
   readonly runId?: string;
 }
 
+/**
+ * Undo an interrupted move: `drop` is the extra name of a file that also lives in `keep`. The
+ * card then follows its ordinary path (a torn claim goes back to pending/, a close stays done).
+ */
+export interface PlannedRepair {
+  readonly card: string;
+  readonly keep: 'in-progress' | 'done';
+  readonly drop: 'pending' | 'in-progress';
+  readonly reason: string;
+}
+
 export interface Plan {
   readonly now: string;
   readonly scheduled: readonly PlannedScheduled[];
@@ -140,6 +164,8 @@ export interface Plan {
   readonly waiting: readonly PlannedWait[];
   readonly blocked: readonly PlannedBlock[];
   readonly zombies: readonly PlannedReclaim[];
+  /** Interrupted moves to undo before dispatch (absent in plans built before repairs existed). */
+  readonly repairs?: readonly PlannedRepair[];
   /** Cards that cannot be read: declared, never rewritten. */
   readonly invalid: readonly FileProblem[];
   readonly profiles: readonly { readonly name: string; readonly path: string }[];

@@ -17,7 +17,7 @@ export interface RoundContext {
 
 /** What a round did to one card: the tick's report and, later, the journal's raw material. */
 export interface Transition {
-  readonly kind: 'scheduled' | 'blocked' | 'claimed' | 'spawned' | 'reclaimed' | 'returned' | 'closed' | 'failed';
+  readonly kind: 'scheduled' | 'blocked' | 'claimed' | 'spawned' | 'reclaimed' | 'returned' | 'closed' | 'repaired' | 'failed';
   readonly card: string;
   readonly detail: string;
   readonly profile?: string;

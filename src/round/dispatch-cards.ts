@@ -7,6 +7,7 @@ import type { PlannedDispatch } from '../core/types.js';
 import { localDate } from '../core/time.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
+import { crashPoint } from '../vault/crash-seam.js';
 import { CAUSE_VAR, newEventId } from '../journal/index.js';
 import { recordRun } from '../provenance/record-run.js';
 import { roundJournalOf } from './journal-round.js';
@@ -75,6 +76,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     log.warn({ err: error }, detail);
     return [{ kind: 'failed', card: item.card, detail }];
   }
+  crashPoint('claim:moved');
 
   let stamped: string;
   try {
@@ -92,6 +94,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     log.error({ err: error }, 'claimed but could not stamp the card');
     return [{ kind: 'failed', card: item.card, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` }];
   }
+  crashPoint('claim:stamped');
   const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}`, event: claimEvent };
   log.info({ runId, harness: item.harness, model: item.model }, 'card claimed');
   await journal.append({

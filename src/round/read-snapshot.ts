@@ -5,7 +5,7 @@ import { cardSchema, scheduledTemplateSchema, type Card } from '../schema/card.j
 import { profileSchema } from '../schema/profile.js';
 import { inputPaths, isSafeVaultPath } from '../core/census.js';
 import { runIdFor } from '../core/zombies.js';
-import type { DependentFact, InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
+import type { DependentFact, DoubleLinkFact, InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
 import { hasEmptyCloseJustification } from '../format/empty-close.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
@@ -15,6 +15,12 @@ import { RoundError } from '../errors.js';
 
 /** Files read at once: enough to keep the disk busy, few enough to stay far from EMFILE. */
 const READ_CONCURRENCY = 64;
+
+/**
+ * A double link younger than this may belong to a live move (link, then unlink, microseconds
+ * apart) by a worker's `board card` verb, which holds no round lock: it is left to its mover.
+ */
+export const DOUBLE_LINK_SETTLE_MS = 2_000;
 
 /**
  * Steps 1–2's reading half: everything a round needs from the vault, read fresh every time (no
@@ -51,6 +57,7 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
   const inputs = await readInputFacts(layout, [...pending, ...templates]);
   const runs = await readRunFacts(layout, inProgress);
   const dependents = await readDependentFacts(layout, pending, new Set(doneNames));
+  const doubleLinks = await readDoubleLinks(layout, pendingNames, inProgressNames, doneNames);
   return {
     profiles,
     templates,
@@ -60,7 +67,37 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
     inputs,
     runs,
     dependents,
+    ...(doubleLinks.length > 0 ? { doubleLinks } : {}),
   };
+}
+
+/**
+ * Names found in two neighbouring state folders that are one file (same device and inode): a
+ * move that died between its link and its unlink. Same-named different files are a real clash,
+ * left to the claim's and the reclaim's own reporting.
+ */
+async function readDoubleLinks(layout: VaultLayout, pendingNames: readonly string[], inProgressNames: readonly string[], doneNames: readonly string[]): Promise<DoubleLinkFact[]> {
+  const inProgress = new Set(inProgressNames);
+  const pairs: { card: string; folders: DoubleLinkFact['folders']; dirs: [string, string] }[] = [];
+  for (const n of pendingNames) if (inProgress.has(n)) pairs.push({ card: n, folders: ['pending', 'in-progress'], dirs: [layout.pending, layout.inProgress] });
+  for (const n of doneNames) if (inProgress.has(n)) pairs.push({ card: n, folders: ['in-progress', 'done'], dirs: [layout.inProgress, layout.done] });
+  const found = await mapLimit(pairs, READ_CONCURRENCY, async (pair) => {
+    const same = await sameFile(path.join(pair.dirs[0], pair.card), path.join(pair.dirs[1], pair.card));
+    if (!same) return undefined;
+    return { card: pair.card, folders: pair.folders, settled: Date.now() - same.ctimeMs >= DOUBLE_LINK_SETTLE_MS };
+  });
+  return found.filter((f): f is DoubleLinkFact => f !== undefined);
+}
+
+/** The two names' shared stat when they are one regular file, else undefined. */
+export async function sameFile(a: string, b: string): Promise<{ ctimeMs: number } | undefined> {
+  try {
+    const [sa, sb] = await Promise.all([fs.lstat(a), fs.lstat(b)]);
+    if (!sa.isFile() || sa.dev !== sb.dev || sa.ino !== sb.ino) return undefined;
+    return { ctimeMs: Math.max(sa.ctimeMs, sb.ctimeMs) };
+  } catch {
+    return undefined;
+  }
 }
 
 export async function assertVault(layout: VaultLayout): Promise<void> {

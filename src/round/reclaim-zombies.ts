@@ -6,6 +6,7 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
 import { createRunRecordExclusive, readRunRecord } from '../vault/runs.js';
+import { crashPoint } from '../vault/crash-seam.js';
 import type { RoundContext, Transition } from './context.js';
 import { finishClose } from './finish-close.js';
 
@@ -57,6 +58,7 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
     log.warn({ err: error }, detail);
     return { kind: 'failed', card: item.card, detail };
   }
+  crashPoint('reclaim:moved');
 
   const spent = item.kind === 'expired' || item.kind === 'dead-worker';
   const milestones = [

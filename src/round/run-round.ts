@@ -7,6 +7,7 @@ import { dispatchCards } from './dispatch-cards.js';
 import { roundJournalOf, tickJournal } from './journal-round.js';
 import { readSnapshot } from './read-snapshot.js';
 import { reclaimZombies } from './reclaim-zombies.js';
+import { repairDoubleLinks } from './repair-double-links.js';
 import { writeScheduled } from './write-scheduled.js';
 
 /** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
@@ -48,6 +49,7 @@ export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transi
     await journal.transitions(done);
     transitions.push(...done);
   };
+  await run(repairDoubleLinks(round, plan.repairs ?? []));
   await run(writeScheduled(round, plan.scheduled));
   await run(blockCards(round, plan.blocked));
   await run(dispatchCards(round, plan.dispatch));

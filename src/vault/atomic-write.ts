@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { crashPoint } from './crash-seam.js';
 
 /** A temp file beside the target (same filesystem, so the rename is atomic), hidden from census. */
 function tempPathFor(target: string): string {
@@ -25,6 +26,7 @@ async function writeTemp(target: string, text: string): Promise<string> {
 /** Replace a file's content through a temp file and a rename: readers see old or new, never half. */
 export async function writeFileAtomic(target: string, text: string): Promise<void> {
   const temp = await writeTemp(target, text);
+  crashPoint('write:temp');
   try {
     await fs.rename(temp, target);
   } catch (error) {

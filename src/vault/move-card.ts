@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { crashPoint } from './crash-seam.js';
 
 export class MoveClashError extends Error {
   constructor(readonly from: string, readonly to: string) {
@@ -25,6 +26,7 @@ export async function moveNoReplace(from: string, to: string): Promise<void> {
       throw error;
     }
   }
+  crashPoint('move:linked');
   try {
     await fs.unlink(from);
   } catch (error) {

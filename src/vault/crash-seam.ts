@@ -1,0 +1,27 @@
+/**
+ * A crash seam for the reliability tests: `BOARD_CRASH_AT=<point>:<n>` makes this process kill
+ * itself with SIGKILL (no cleanup, no finally, no flush: a power cut as far as the vault can tell)
+ * the n-th time (1-based) it reaches `<point>`. Unset, it is inert: one environment lookup.
+ *
+ * Points:
+ * - `claim:moved`    a claim's move into in-progress/ is done, its stamp is not;
+ * - `claim:stamped`  the claim is stamped, its supervisor not started;
+ * - `reclaim:moved`  a reclaimed card is back in pending/, its edit not written;
+ * - `move:linked`    a move's hard link exists, the old name is not unlinked yet;
+ * - `write:temp`     an atomic write's temp file is complete, not renamed into place.
+ *
+ * Only tests set the variable; nothing in the board reads it anywhere else.
+ */
+export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'reclaim:moved' | 'move:linked' | 'write:temp';
+
+const counts = new Map<string, number>();
+
+export function crashPoint(point: CrashPoint): void {
+  const spec = process.env.BOARD_CRASH_AT;
+  if (!spec) return;
+  const at = spec.lastIndexOf(':');
+  if (spec.slice(0, at) !== point) return;
+  const n = (counts.get(point) ?? 0) + 1;
+  counts.set(point, n);
+  if (n === Number(spec.slice(at + 1))) process.kill(process.pid, 'SIGKILL');
+}

@@ -15,6 +15,7 @@ import { acquireRoundLock } from '../vault/lock.js';
 import { VaultLayout } from '../vault/layout.js';
 import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
+import { journalForVerb, journalVerb } from '../journal/index.js';
 
 /** Without a config, `board card fail` blocks a card at this many attempts (the CONTRACT's default). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -40,7 +41,9 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
   return { layout: new VaultLayout(root), now, maxAttempts, env: env.env, cwd: env.cwd };
 }
 
-function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): number {
+async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): Promise<number> {
+  // The journal (issue #4): one event per verb, caused by the worker's claim (BOARD_CAUSE).
+  await journalVerb(result, { env: env.env, cwd: env.cwd, config: options.config, at: resolveNow(options.now, env.clock) });
   env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
   return 0;
 }
@@ -121,6 +124,9 @@ export async function archiveCommand(options: GlobalOptions & { olderThan?: stri
   } finally {
     await lock.release().catch((error: Error) => env.logger.error({ err: error }, 'could not release the round lock'));
   }
+  const journalOptions = { env: env.env, cwd: env.cwd, config: options.config, at: ctx.now };
+  const journal = await journalForVerb(journalOptions);
+  for (const a of result.archived) await journalVerb({ verb: 'archive', card: a.card, file: a.to, message: `archived → ${a.to}` }, journalOptions, journal);
   for (const k of result.kept) env.logger.warn({ card: k.card, reason: k.reason }, 'closed card kept in done/');
   if (options.json) {
     env.stdout(`${JSON.stringify(result)}\n`);

@@ -40,3 +40,4 @@ export {
 } from './journal.js';
 export { CAUSE_VAR, causeFromEnv, logsDirFromEnv, openJournalFromEnv } from './from-env.js';
 export { JournalIndex, renderTrace, traceCard, type TraceNode } from './graph.js';
+export { journalForVerb, journalVerb, type VerbJournalOptions, type VerbOutcome } from './verbs.js';

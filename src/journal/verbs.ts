@@ -1,0 +1,94 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import type { EventKind, JournalEvent } from './event.js';
+import { causeFromEnv, logsDirFromEnv } from './from-env.js';
+import { JournalIndex } from './graph.js';
+import { noopJournal, openJournal, type Journal } from './journal.js';
+
+/**
+ * Journaling for the `board card` verbs (and `unblock`, `archive`): one event per verb that
+ * changed a card, caused by the worker's claim (BOARD_CAUSE) when a worker runs it, else by the
+ * card's latest journaled event (a human's verb continues the card's chain instead of starting
+ * a new one). A new card made by a human is a root.
+ */
+
+const KINDS: Readonly<Record<string, EventKind>> = {
+  new: 'card:created',
+  note: 'card:noted',
+  close: 'card:closed',
+  fail: 'card:failed',
+  block: 'card:blocked',
+  yield: 'card:yielded',
+  unblock: 'card:unblocked',
+  archive: 'card:archived',
+};
+
+export interface VerbOutcome {
+  readonly verb: string;
+  /** The card's file name. */
+  readonly card: string;
+  /** The card's absolute path afterwards. */
+  readonly file?: string;
+  readonly message: string;
+}
+
+export interface VerbJournalOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** `--config`, when the verb was given one. */
+  readonly config?: string | undefined;
+  readonly at: Date;
+}
+
+/** The journal a verb writes to: `--config`'s, else BOARD_CONFIG's (BOARD_LOGS), else ./board.yml's, else none. */
+export async function journalForVerb(options: VerbJournalOptions): Promise<Journal> {
+  if (options.env.BOARD_JOURNAL === 'off') return noopJournal();
+  const local = path.resolve(options.cwd, 'board.yml');
+  const config = options.config
+    ? path.resolve(options.cwd, options.config)
+    : options.env.BOARD_CONFIG || options.env.BOARD_LOGS
+      ? undefined
+      : await fs.access(local).then(() => local, () => undefined);
+  const logsDir = await logsDirFromEnv(config ? { ...options.env, BOARD_LOGS: undefined, BOARD_CONFIG: config } : options.env);
+  return logsDir ? openJournal(logsDir) : noopJournal();
+}
+
+async function agentOf(file: string | undefined): Promise<string | undefined> {
+  if (!file) return undefined;
+  try {
+    const agent = parseFrontMatter(await fs.readFile(file, 'utf8')).data.agent;
+    return typeof agent === 'string' && agent !== '' ? agent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Journal what a verb did. Never throws: a verb's work is never undone by its journal. */
+export async function journalVerb(outcome: VerbOutcome, options: VerbJournalOptions, journal?: Journal): Promise<JournalEvent | undefined> {
+  const kind = KINDS[outcome.verb];
+  if (!kind) return undefined;
+  try {
+    const j = journal ?? (await journalForVerb(options));
+    if (!j.enabled) return undefined;
+    const worker = Boolean(options.env.BOARD_CARD || options.env.BOARD_CLAIM);
+    // The actor is the profile working the card that ran the verb (for `new`, the director's own card).
+    const actor = worker ? ((await agentOf(outcome.verb === 'new' ? options.env.BOARD_CARD : outcome.file)) ?? (await agentOf(options.env.BOARD_CARD)) ?? 'worker') : 'human';
+    let cause = causeFromEnv(options.env);
+    if (cause === undefined && outcome.verb !== 'new') {
+      const { events } = await j.read({ card: outcome.card, since: new Date(options.at.getTime() - 92 * 86_400_000) });
+      cause = new JournalIndex(events).lastFor(outcome.card)?.id;
+    }
+    return await j.append({
+      kind,
+      actor,
+      card: outcome.card,
+      cause,
+      run: options.env.BOARD_RUN || undefined,
+      detail: outcome.message,
+      at: options.at,
+    });
+  } catch {
+    return undefined;
+  }
+}

@@ -68,6 +68,11 @@ export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
       return { kind: 'block', reason: `suspicious input ${slot}: "${path}" leads outside the vault` };
     }
   }
+  // A concrete destination is an order to write there: never outside the vault.
+  const destination = card.destination;
+  if (typeof destination === 'string' && (!isSafeVaultPath(destination) || ctx.inputs.get(destination)?.inside === false)) {
+    return { kind: 'block', reason: `suspicious destination: "${destination}" leads outside the vault` };
+  }
   for (const { slot, path } of inputs) {
     if (!ctx.inputs.get(path)?.exists) return { kind: 'wait', reason: `waiting for input ${slot}: ${path} does not exist yet` };
   }

@@ -89,6 +89,18 @@ async function readDoubleLinks(layout: VaultLayout, pendingNames: readonly strin
   return found.filter((f): f is DoubleLinkFact => f !== undefined);
 }
 
+async function nearestFolderInside(absolute: string, root: string): Promise<boolean> {
+  for (let dir = path.dirname(absolute); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
+      const real = await fs.realpath(dir);
+      return real === root || real.startsWith(root + path.sep);
+    } catch {
+      // Not there either: look one level up.
+    }
+  }
+  return true;
+}
+
 /** The two names' shared stat when they are one regular file, else undefined. */
 export async function sameFile(a: string, b: string): Promise<{ ctimeMs: number } | undefined> {
   try {
@@ -129,9 +141,13 @@ async function listArchived(archiveDir: string): Promise<string[]> {
   return lists.flat();
 }
 
-async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inputs?: Card['inputs'] }>[]): Promise<Map<string, InputFact>> {
+async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inputs?: Card['inputs']; destination?: Card['destination'] }>[]): Promise<Map<string, InputFact>> {
   const wanted = new Set<string>();
-  for (const c of cards) if (c.ok) for (const { path: p } of inputPaths(c.value)) wanted.add(p);
+  for (const c of cards) {
+    if (!c.ok) continue;
+    for (const { path: p } of inputPaths(c.value)) wanted.add(p);
+    if (typeof c.value.destination === 'string') wanted.add(c.value.destination);
+  }
   const root = await fs.realpath(layout.root);
   const facts = new Map<string, InputFact>();
   await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
@@ -143,8 +159,9 @@ async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inpu
       const real = await fs.realpath(layout.absolute(rel));
       facts.set(rel, { exists: true, inside: real === root || real.startsWith(root + path.sep) });
     } catch {
-      // A dangling link is as absent as a missing file; where it points is checked once it resolves.
-      facts.set(rel, { exists: false, inside: true });
+      // A missing path is judged by its nearest existing folder (a folder linked out of the vault
+      // leads out); a dangling link is as absent as a missing file until it resolves.
+      facts.set(rel, { exists: false, inside: await nearestFolderInside(layout.absolute(rel), root) });
     }
   });
   return facts;

@@ -27,7 +27,7 @@ export function runState(m: RunManifest): string {
 export function costText(m: RunManifest): string {
   if (!m.cost) return '';
   const parts = [m.cost.tokens !== undefined ? `${m.cost.tokens} tok` : '', m.cost.usd !== undefined ? `$${m.cost.usd.toFixed(4)}` : ''].filter(Boolean);
-  return parts.join(' ') || (m.cost.error ? 'cost ?' : '');
+  return parts.join(' ') || (m.cost.error ? '?' : '');
 }
 
 /** `board runs`: every recorded dispatch (and replay), oldest first. */

@@ -73,8 +73,14 @@ export async function journalVerb(outcome: VerbOutcome, options: VerbJournalOpti
     if (!j.enabled) return undefined;
     const worker = Boolean(options.env.BOARD_CARD || options.env.BOARD_CLAIM);
     // The actor is the profile working the card that ran the verb (for `new`, the director's own card).
-    const actor = worker ? ((await agentOf(outcome.verb === 'new' ? options.env.BOARD_CARD : outcome.file)) ?? (await agentOf(options.env.BOARD_CARD)) ?? 'worker') : 'human';
+    let actor = worker ? ((await agentOf(outcome.verb === 'new' ? options.env.BOARD_CARD : outcome.file)) ?? (await agentOf(options.env.BOARD_CARD)) ?? 'worker') : 'human';
     let cause = causeFromEnv(options.env);
+    if (actor === 'worker' && cause !== undefined) {
+      // The card has left in-progress/ (a yield, a close): its claim event names the profile.
+      const { events } = await j.read({ since: new Date(options.at.getTime() - 7 * 86_400_000) });
+      const claim = events.find((e) => e.id === cause);
+      if (claim?.profile) actor = claim.profile;
+    }
     if (cause === undefined && outcome.verb !== 'new') {
       const { events } = await j.read({ card: outcome.card, since: new Date(options.at.getTime() - 92 * 86_400_000) });
       cause = new JournalIndex(events).lastFor(outcome.card)?.id;

@@ -64,7 +64,8 @@ export function renderRunDiff(d: RunDiff): string {
     const ids = c.status === 'same' ? short(c.a) : c.status === 'changed' ? `${short(c.a)} → ${short(c.b)}` : c.status === 'added' ? short(c.b) : short(c.a);
     lines.push(`  ${c.status.padEnd(8)} ${c.name.padEnd(24)} ${ids}`);
   }
-  for (const f of d.fields) lines.push(`  ${'changed'.padEnd(8)} ${f.name.padEnd(24)} ${f.a} → ${f.b}`);
+  const cut = (v: string) => (v.length > 100 ? `${v.slice(0, 100)}… (${v.length} chars)` : v);
+  for (const f of d.fields) lines.push(`  ${'changed'.padEnd(8)} ${f.name.padEnd(24)} ${cut(f.a)} → ${cut(f.b)}`);
   for (const c of d.components) {
     if (c.status !== 'changed' || !c.diff) continue;
     lines.push('', `--- ${c.name} (${d.a})`, `+++ ${c.name} (${d.b})`, c.diff.trimEnd());

@@ -16,29 +16,32 @@ fs.cpSync(path.join(repo, 'examples'), run, { recursive: true });
 
 function board(...args) {
   console.log(`\n$ board ${args.join(' ')}`);
-  const result = spawnSync(process.execPath, [cli, ...args, '--config', config], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [cli, ...args, '--config', config], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  process.stdout.write(result.stdout);
   if (result.status !== 0) {
     process.stderr.write(result.stderr);
     process.exit(result.status ?? 1);
   }
+  return result.stdout;
 }
 
-function runsStillGoing() {
-  const dir = path.join(run, 'vault', 'KANBAN', '.runs');
-  if (!fs.existsSync(dir)) return 0;
-  return fs.readdirSync(dir).filter((f) => !fs.readFileSync(path.join(dir, f), 'utf8').includes('"exited"')).length;
+function claimsOpen() {
+  return fs.readdirSync(path.join(run, 'vault', 'KANBAN', 'in-progress')).filter((f) => f.endsWith('.md')).length;
 }
 
+/** Wait for this beat's workers to close their cards (they are detached: the tick does not wait). */
 async function settle() {
-  const deadline = Date.now() + 30_000;
-  while (runsStillGoing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const deadline = Date.now() + 60_000;
+  while (claimsOpen() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
 
 board('dry-run');
-// A few heartbeats, as a timer would run them: a director's flow needs one per step.
-for (let beat = 0; beat < 6; beat += 1) {
-  board('tick');
+// Heartbeats, as a timer would run them (a director's flow needs one per step), until a round
+// finds nothing left to do.
+for (let beat = 0; beat < 15; beat += 1) {
+  const out = board('tick');
   await settle();
+  if (!out.includes('done this round')) break;
 }
 
 const kanban = path.join(run, 'vault', 'KANBAN');

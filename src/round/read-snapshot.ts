@@ -47,11 +47,15 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
     })
   ).filter((p): p is NonNullable<typeof p> => p !== undefined);
 
-  const [templates, pending, inProgress] = await Promise.all([
+  const [templates, pendingRead, inProgressRead] = await Promise.all([
     mapLimit(templateNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.scheduled, n), `scheduled/${n}`, scheduledTemplateSchema)),
     mapLimit(pendingNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.pending, n), n, cardSchema)),
     mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.inProgress, n), n, cardSchema)),
   ]);
+  // A card listed and then gone before it was read has moved on (a worker closed it, a person
+  // moved it): it is not unreadable, and the next round sees it where it went.
+  const pending = pendingRead.filter((c) => !vanished(c));
+  const inProgress = inProgressRead.filter((c) => !vanished(c));
 
   const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
   const inputs = await readInputFacts(layout, [...pending, ...templates]);
@@ -110,6 +114,10 @@ export async function sameFile(a: string, b: string): Promise<{ ctimeMs: number 
   } catch {
     return undefined;
   }
+}
+
+function vanished(parsed: Parsed<unknown>): boolean {
+  return !parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read');
 }
 
 export async function assertVault(layout: VaultLayout): Promise<void> {

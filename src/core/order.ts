@@ -8,11 +8,14 @@ export interface Orderable {
 
 /** Step 4's order: urgent first, then oldest `created`, then file name so ties are deterministic. */
 export function dispatchOrder<T extends Orderable>(items: readonly T[]): T[] {
-  return [...items].sort((a, b) => {
-    const urgency = Number(b.priority === 'urgent') - Number(a.priority === 'urgent');
+  // Each timestamp is parsed once, not once per comparison.
+  const keyed = items.map((item) => ({ item, urgent: item.priority === 'urgent', at: parseTimestamp(item.created) }));
+  keyed.sort((a, b) => {
+    const urgency = Number(b.urgent) - Number(a.urgent);
     if (urgency !== 0) return urgency;
-    const age = parseTimestamp(a.created) - parseTimestamp(b.created);
+    const age = a.at - b.at;
     if (age !== 0 && !Number.isNaN(age)) return age;
-    return a.card < b.card ? -1 : a.card > b.card ? 1 : 0;
+    return a.item.card < b.item.card ? -1 : a.item.card > b.item.card ? 1 : 0;
   });
+  return keyed.map((k) => k.item);
 }

@@ -81,6 +81,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   profiles.sort((a, b) => (a.profile.name < b.profile.name ? -1 : 1));
   const profileByName = new Map(profiles.map((p) => [p.profile.name, p]));
   const index = indexProfiles(profiles.map((p) => toMatchable(p.profile)));
+  const profileNames: ReadonlySet<string> = new Set(profileByName.keys());
   const trustedOrigins = new Set([...settings.trustedOrigins, ...profiles.filter((p) => isDirector(p.profile)).map((p) => p.profile.name)]);
 
   // Steps 2 and 3: census and matching.
@@ -131,7 +132,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       waiting.push({ card: file, reason: verdict.reason, kind: 'input' });
       continue;
     }
-    const match = matchCard(card, index, new Set(profileByName.keys()));
+    const match = matchCard(card, index, profileNames);
     if (match.kind !== 'matched') {
       waiting.push({ card: file, reason: match.reason, kind: match.kind, ...(match.kind === 'ambiguous' ? { profiles: match.profiles } : {}) });
       continue;

@@ -29,7 +29,7 @@ export async function closeCard(ctx: CardContext, ref: string, args: CloseArgs):
   if (args.empty !== undefined && empty === '') usage('--empty needs a justification: why is there legitimately nothing to show?');
   if (args.paths.length > 0 && empty !== undefined) usage('--path and --empty exclude each other: a close has outputs, or a justified empty result');
   if (args.paths.length === 0 && empty === undefined) {
-    refuse('a close needs --path for every output; a close with nothing to show needs --empty "justification" (an empty close without one is a false close)');
+    usage('a close needs --path for every output; a close with nothing to show needs --empty "justification" (an empty close without one is a false close)');
   }
   const found = await findCard(ctx.layout, ref, ctx.cwd);
   checkFence(ctx, found, 'close');

@@ -6,10 +6,11 @@ import { findCard, requireState } from './find-card.js';
 /**
  * `board unblock CARD`: the human's way to clear `blocked`. A card blocked because its attempts
  * ran out would be blocked again by the next census, so its attempts are reset to 0 as well (and
- * the Record says so). Refused to a worker (BOARD_CLAIM set): only a human clears a block.
+ * the Record says so). Refused to a worker (BOARD_CLAIM or BOARD_CARD set, as the board gives
+ * every worker and replay): only a human clears a block.
  */
 export async function unblockCard(ctx: CardContext, ref: string): Promise<CardResult> {
-  if (ctx.env.BOARD_CLAIM) refuse('unblock is the human\'s verb: a worker never clears a block');
+  if (ctx.env.BOARD_CLAIM || ctx.env.BOARD_CARD) refuse('unblock is the human\'s verb: a worker never clears a block');
   const found = await findCard(ctx.layout, ref, ctx.cwd);
   requireState(found, ['pending', 'in-progress'], 'unblock');
   if (!isBlocked(found.card)) refuse(`${found.name} is not blocked`);

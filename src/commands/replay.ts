@@ -38,8 +38,8 @@ export interface ReplayOptions extends GlobalOptions {
  * the stored prompt and argv, byte for byte) and spawn it again as a new run `<RUN>.replay-<n>`,
  * linked to the old one (`replay_of`, and a `run:replayed` event caused by the original claim).
  * The original card is never touched: the worker gets a copy of the card as it was at claim, in
- * `<logs>/replays/<new run>/`, as BOARD_CARD and as the prompt's `{card}`, and no BOARD_CLAIM,
- * so the live card's fencing refuses it. With `--dry-run` nothing is written or spawned.
+ * `<logs>/replays/<new run>/`, as BOARD_CARD and as the prompt's `{card}`, and a BOARD_CLAIM
+ * that no live card can hold, so the fencing refuses every verb it tries on a live card. With `--dry-run` nothing is written or spawned.
  */
 export async function replayCommand(ref: string, options: ReplayOptions, env: CommandEnv, spawner: Spawner = supervisorSpawner()): Promise<number> {
   const { board, layout, now } = await prepare(options, env);
@@ -76,6 +76,7 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
     ...(options.dryRun ? {} : { privateEnv: board.privateEnv }),
     boardEnv: {
       BOARD_CARD: scratchCard,
+      BOARD_CLAIM: `replay:${runId}`,
       BOARD_VAULT: old.paths.vault,
       BOARD_CONFIG: board.config.configFile,
       BOARD_RUN: runId,

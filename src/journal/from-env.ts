@@ -26,11 +26,9 @@ export async function logsDirFromEnv(env: NodeJS.ProcessEnv): Promise<string | u
 
 /**
  * The journal for a process that may not know the board's config (a `board card` verb run by a
- * worker): the one in `logsDirFromEnv(env)`, else the no-op journal. `BOARD_JOURNAL=off` turns
- * journaling off.
+ * worker): the one in `logsDirFromEnv(env)`, else the no-op journal.
  */
 export async function openJournalFromEnv(env: NodeJS.ProcessEnv, options: OpenOptions = {}): Promise<Journal> {
-  if (env.BOARD_JOURNAL === 'off') return noopJournal(options.clock);
   const logsDir = await logsDirFromEnv(env);
   return logsDir ? openJournal(logsDir, options) : noopJournal(options.clock);
 }

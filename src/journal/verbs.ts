@@ -43,7 +43,6 @@ export interface VerbJournalOptions {
 
 /** The journal a verb writes to: `--config`'s, else BOARD_CONFIG's (BOARD_LOGS), else ./board.yml's, else none. */
 export async function journalForVerb(options: VerbJournalOptions): Promise<Journal> {
-  if (options.env.BOARD_JOURNAL === 'off') return noopJournal();
   const local = path.resolve(options.cwd, 'board.yml');
   const config = options.config
     ? path.resolve(options.cwd, options.config)

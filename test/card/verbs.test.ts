@@ -114,7 +114,7 @@ describe('board card close', () => {
 
   it('closes empty only with a justification, recorded as a legitimate exception', async () => {
     const { root, layout, vault } = board({ 'KANBAN/in-progress/post.md': claimedCard() });
-    await refusedUnchanged(root, () => closeCard(ctx(layout), 'post.md', { paths: [] }), /needs --empty "justification"/);
+    await refusedUnchanged(root, () => closeCard(ctx(layout), 'post.md', { paths: [] }), /needs --empty "justification"/, UsageError);
     await closeCard(ctx(layout), 'post.md', { paths: [], empty: 'no notes this week' });
     const text = readVault(vault, 'KANBAN/done/post.md');
     expect(data(text).paths).toEqual([]);

@@ -65,7 +65,6 @@ describe('journal: append and read', () => {
     expect(journal.dir).toBe(path.join(root, 'my-logs', 'journal'));
     expect((await openJournalFromEnv({})).enabled).toBe(false);
     expect((await openJournalFromEnv({ BOARD_CONFIG: path.join(root, 'missing.yml') })).enabled).toBe(false);
-    expect((await openJournalFromEnv({ BOARD_CONFIG: path.join(root, 'board.yml'), BOARD_JOURNAL: 'off' })).enabled).toBe(false);
   });
 });
 

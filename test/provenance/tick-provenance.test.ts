@@ -9,6 +9,10 @@ import type { CommandEnv } from '../../src/commands/common.js';
 import { silentLogger } from '../../src/log.js';
 import { openJournal, openJournalFromEnv, type JournalEvent } from '../../src/journal/index.js';
 import { ObjectStore, listManifests, readManifest, rebuildRequest } from '../../src/provenance/index.js';
+import { noteCard } from '../../src/card/note.js';
+import { unblockCard } from '../../src/card/unblock.js';
+import { CardRefused } from '../../src/card/context.js';
+import { VaultLayout } from '../../src/vault/layout.js';
 import { FakeSpawner, card, makeBoard, profile, read, snapshotTree } from '../helpers/vault.js';
 
 function commandEnv(root: string, now: string): CommandEnv & { out: string[] } {
@@ -198,8 +202,12 @@ describe('tick: journal and provenance', () => {
     const replay = spawner.jobs[0]!;
     expect(replay.runId).toBe(`${job.runId}.replay-1`);
     expect(replay.card).toBe(path.join(logs, 'replays', replay.runId, 'flow.md'));
-    expect(replay.command.env.BOARD_CLAIM).toBeUndefined();
+    expect(replay.command.env.BOARD_CLAIM).toBe(`replay:${replay.runId}`);
     expect(replay.command.env.BOARD_CARD).toBe(replay.card);
+    // A replayed worker naming the live card by its file name is fenced out, and cannot unblock.
+    const replayCtx = { layout: new VaultLayout(path.join(root, 'vault')), now: new Date('2026-12-02T11:00:00.000Z'), maxAttempts: 3, env: replay.command.env, cwd: root };
+    await expect(noteCard(replayCtx, 'flow.md', 'sneaky milestone')).rejects.toThrow(CardRefused);
+    await expect(unblockCard(replayCtx, 'flow.md')).rejects.toThrow(/human's verb/);
     expect(replay.command.args).toContain('fake-large');
     expect(replay.command.prompt).toBe(job.command.prompt.replace(job.card, replay.card));
     expect(fs.readFileSync(replay.card, 'utf8')).toBe(liveCard);

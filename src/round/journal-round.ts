@@ -166,7 +166,7 @@ export class RoundJournal {
   }
 
   /**
-   * The contract's "nothing in silence" for step 0: a template whose previous period got no
+   * The contract's "nothing in silence" for step 0: each period of a template that got no
    * instance because no tick ran between its due moment and its end is journaled once as
    * `schedule:skipped`. Only decidable once the journal existed before that period was due.
    */
@@ -188,22 +188,28 @@ export class RoundJournal {
     for (const name of names) {
       const parsed = await readParsed(path.join(layout.scheduled, name), `scheduled/${name}`, scheduledTemplateSchema);
       if (!parsed.ok || !parsed.value.trigger.active) continue;
-      const period = previousPeriod(parsed.value.trigger, now);
-      if (Date.parse(earliest) > period.due.getTime()) continue;
-      if (tickTimes.some((t) => t >= period.due.getTime() && t < period.end.getTime())) continue;
-      const instance = `${localDate(period.due)}-${name.replace(/\.md$/, '')}.md`;
-      if (index.lastFor(instance, ['schedule:skipped'])) continue;
-      if (await existsInAnyState(this.ctx, instance)) continue;
-      await this.append({
-        kind: 'schedule:skipped',
-        actor: ACTOR,
-        card: instance,
-        detail: `no tick ran between ${period.due.toISOString()} and ${period.end.toISOString()}: the ${parsed.value.trigger.every}'s instance of scheduled/${name} was never written (no catch-up)`,
-        data: { template: `scheduled/${name}` },
-      });
+      // Walk back through the idle stretch: every period no tick ran in, back to the last one a
+      // tick did run in (that tick already looked further back) or to the journal's start.
+      for (let period = previousPeriod(parsed.value.trigger, now), walked = 0; walked < MAX_PERIODS_BACK; period = previousPeriod(parsed.value.trigger, period.start), walked += 1) {
+        if (Date.parse(earliest) > period.due.getTime()) break;
+        if (tickTimes.some((t) => t >= period.due.getTime() && t < period.end.getTime())) break;
+        const instance = `${localDate(period.due)}-${name.replace(/\.md$/, '')}.md`;
+        if (index.lastFor(instance, ['schedule:skipped'])) continue;
+        if (await existsInAnyState(this.ctx, instance)) continue;
+        await this.append({
+          kind: 'schedule:skipped',
+          actor: ACTOR,
+          card: instance,
+          detail: `no tick ran between ${period.due.toISOString()} and ${period.end.toISOString()}: the ${parsed.value.trigger.every}'s instance of scheduled/${name} was never written (no catch-up)`,
+          data: { template: `scheduled/${name}` },
+        });
+      }
     }
   }
 }
+
+/** A bound on how far back one tick looks for skipped periods (over a year of days). */
+const MAX_PERIODS_BACK = 400;
 
 async function existsInAnyState(ctx: RoundContext, name: string): Promise<boolean> {
   const { layout } = ctx;

@@ -177,6 +177,18 @@ describe('tick: journal and provenance', () => {
     expect((await events(root)).filter((e) => e.kind === 'schedule:written').map((e) => e.card)).toEqual(['2026-12-02-digest.md']);
   });
 
+  it('journals every period of an idle stretch, back to the journal\'s start', async () => {
+    const root = makeBoard({
+      'KANBAN/scheduled/digest.md': card(`function: write\nrequest: a digest\norigin: scheduler\ntrigger:\n  every: day\n  time: "08:00"`),
+    });
+    // The journal starts before 2026-11-27's instance was due; no tick ran after that until today.
+    await openJournal(path.join(root, 'logs')).append({ kind: 'tick:ran', actor: 'board', at: new Date('2026-11-27T07:00:00Z') });
+    await tick(root, '2026-12-02T09:00:00.000Z');
+    await tick(root, '2026-12-02T09:05:00.000Z');
+    const skipped = (await events(root)).filter((e) => e.kind === 'schedule:skipped').map((e) => e.card);
+    expect(skipped.sort()).toEqual(['2026-11-27-digest.md', '2026-11-28-digest.md', '2026-11-29-digest.md', '2026-11-30-digest.md', '2026-12-01-digest.md']);
+  });
+
   it('replay rebuilds the identical argv and prompt bytes, and spawns on a copy of the card', async () => {
     const root = board();
     const first = await tick(root, '2026-12-02T10:00:00.000Z');

@@ -174,7 +174,10 @@ try {
 } catch (error) {
   console.error(`example-worker: ${error.message}`);
   try {
-    board('fail', card, String(error.message));
+    // The failure policy is the profile's: the director declares `failure_policy: block` (a human
+    // decides); a worker fails the card back to pending/ for another attempt.
+    const agent = field(fs.readFileSync(card, 'utf8'), 'agent');
+    board(agent === 'briefing-editor' ? 'block' : 'fail', card, String(error.message));
   } catch {
     // The board reclaims the card when this process exits without closing it.
   }

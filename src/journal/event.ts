@@ -17,7 +17,6 @@ export const EVENT_KINDS = [
   // Census verdicts, journaled only when they change.
   'census:waiting',
   'census:blocked',
-  'census:eligible',
   // A card's life.
   'card:created',
   'card:claimed',

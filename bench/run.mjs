@@ -1,0 +1,267 @@
+#!/usr/bin/env node
+/**
+ * The board's benchmark (`npm run bench`; not part of the tests).
+ *
+ *   node bench/run.mjs [--sizes 1k,10k,100k] [--profiles 50,500] [--no-watch] [--samples 40]
+ *
+ * For each size × profile count it generates a synthetic vault under bench/vaults/ (reused when
+ * present) and measures:
+ * - `board dry-run --json` wall time and peak RSS (/usr/bin/time -v), best of a few runs;
+ * - the floor: a plain Node script that reads every card's and profile's front-matter bytes (up
+ *   to the closing fence), the physical limit of a full census; and the ratio dry-run / floor;
+ * - the per-card cost: (wall − wall of the same board with no cards) / cards, which must stay
+ *   flat as the board grows (no quadratic matching);
+ * - with `board watch` running on a 10k-card board, the latency from a card's rename into
+ *   pending/ to its worker's spawn (the supervisor's recorded start) and to the worker running.
+ * Prints a table and writes bench/results.json.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(HERE);
+const CLI = path.join(ROOT, 'dist/cli.js');
+const VAULTS = path.join(HERE, 'vaults');
+const TARGETS = { ratio: 2.5, rssMB: 200, watchP99Ms: 250 };
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const parseSize = (s) => Number(s.replace(/k$/i, '000'));
+const sizes = opt('sizes', '1k,10k,100k').split(',').map(parseSize);
+const profileCounts = opt('profiles', '50,500').split(',').map(Number);
+const withWatch = !args.includes('--no-watch');
+const samples = Number(opt('samples', '40'));
+const FUNCTIONS = 10;
+
+// ---------------------------------------------------------------- vault generation
+
+function writeBoard(dir, { cards, profiles, waitingOnly = false, harness }) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  const vault = path.join(dir, 'vault');
+  for (const f of ['pending', 'in-progress', 'done', 'scheduled']) fs.mkdirSync(path.join(vault, 'KANBAN', f), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'harnesses'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'board.yml'), 'vault: vault\ndefault_harness: bench\nlogs: logs\nmax_dispatches_per_round: 5\nzombie_after: 2h\n');
+  fs.writeFileSync(path.join(dir, 'harnesses/guard.sh'), '#!/bin/sh\nexit 0\n');
+  fs.writeFileSync(path.join(dir, 'harnesses/bench.yml'), harness ?? 'command: ["/bin/true", "{prompt}"]\nprompt_template: "{card}"\ncredential_guard: guard.sh\n');
+  fs.writeFileSync(path.join(dir, 'models.yml'), 'bench:\n  minimum: m-small\n  standard: m-medium\n  advanced: m-large\n');
+  for (let p = 0; p < profiles; p += 1) {
+    const d = path.join(vault, 'AGENTS', `profile-${p}`);
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(
+      path.join(d, 'PROFILE.md'),
+      `---\nname: profile-${p}\nversion: 1\ndescription: Profile ${p} of the benchmark. It writes topic ${p} reports and nothing else.\nfunction: fn-${p % FUNCTIONS}\nhandles: [topic ${p} report, topic ${p} summary, weekly topic ${p} digest]\nrefuses: [secret topic ${p}]\nskills: [write-report]\nmodel_capacity: standard\n---\n\n# profile-${p}\n\n## Mission\nWrites reports.\n`,
+    );
+  }
+  const pending = path.join(vault, 'KANBAN/pending');
+  for (let j = 0; j < cards; j += 1) fs.writeFileSync(path.join(pending, `card-${String(j).padStart(6, '0')}.md`), cardText(j, profiles, waitingOnly));
+  fs.writeFileSync(path.join(dir, '.complete'), JSON.stringify({ cards, profiles, waitingOnly }));
+  return dir;
+}
+
+function cardText(j, profiles, waitingOnly) {
+  const p = j % profiles;
+  const kind = j % 13;
+  const fn = waitingOnly ? 'fn-nobody' : `fn-${p % FUNCTIONS}`;
+  const request = kind === 7 ? `Something nobody handles, number ${j}` : `Please write the topic ${p} report for week ${j % 52} with the usual sections`;
+  const inputs = kind === 11 ? `inputs:\n  source: notes/source-${j}.md\n` : '';
+  const day = String(1 + (j % 28)).padStart(2, '0');
+  return `---\nfunction: ${fn}\nrequest: "${request}"\ncreated: 2026-11-${day}T09:${String(j % 60).padStart(2, '0')}:00.000Z\norigin: human\n${inputs}priority: ${j % 50 === 0 ? 'urgent' : 'normal'}\nattempts: 0\npaths: []\n---\n\nCard ${j} of the benchmark: a few lines of body, as a person would write them.\nThe dispatcher never reads past the front matter's meaning, but it does read the bytes.\n\n## Record\n- 2026-11-${day} 09:00\n    - human: created.\n`;
+}
+
+function boardFor(cards, profiles) {
+  const dir = path.join(VAULTS, `${cards}-cards-${profiles}-profiles`);
+  const marker = path.join(dir, '.complete');
+  if (fs.existsSync(marker)) {
+    const m = JSON.parse(fs.readFileSync(marker, 'utf8'));
+    if (m.cards === cards && m.profiles === profiles && !m.waitingOnly) return dir;
+  }
+  process.stderr.write(`generating ${cards} cards × ${profiles} profiles…\n`);
+  return writeBoard(dir, { cards, profiles });
+}
+
+// ---------------------------------------------------------------- measurements
+
+const FLOOR = `
+import fs from 'node:fs';
+import path from 'node:path';
+const vault = process.argv[2];
+const files = [];
+for (const d of fs.readdirSync(path.join(vault, 'AGENTS'))) files.push(path.join(vault, 'AGENTS', d, 'PROFILE.md'));
+const pending = path.join(vault, 'KANBAN/pending');
+for (const n of fs.readdirSync(pending)) if (n.endsWith('.md')) files.push(path.join(pending, n));
+let bytes = 0;
+for (const f of files) {
+  const text = fs.readFileSync(f, 'latin1');
+  const end = text.indexOf('\\n---', 3);
+  bytes += end < 0 ? text.length : end + 4;
+}
+process.stdout.write(JSON.stringify({ files: files.length, bytes }));
+`;
+const floorScript = path.join(os.tmpdir(), `board-bench-floor-${process.pid}.mjs`);
+fs.writeFileSync(floorScript, FLOOR);
+
+/** Run a command under /usr/bin/time -v: wall ms (measured here) and peak RSS in MB. */
+function timed(argv) {
+  const haveTime = fs.existsSync('/usr/bin/time');
+  const full = haveTime ? ['/usr/bin/time', '-v', ...argv] : argv;
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(full[0], full.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, BOARD_CONFIG: '' } });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  return { wallMs, rssMB: rss ? Number(rss[1]) / 1024 : NaN, stdout: r.stdout };
+}
+
+function best(n, fn) {
+  const runs = Array.from({ length: n }, fn);
+  return runs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+}
+
+function dryRun(dir, repeats) {
+  return best(repeats, () => timed([process.execPath, CLI, 'dry-run', '--json', '--config', path.join(dir, 'board.yml'), '--now', '2026-12-02T10:00:00.000Z']));
+}
+
+function floor(dir, repeats) {
+  return best(repeats, () => timed([process.execPath, floorScript, path.join(dir, 'vault')]));
+}
+
+// ---------------------------------------------------------------- watch latency
+
+async function watchLatency(cards, profiles) {
+  const dir = path.join(VAULTS, `watch-${cards}-cards-${profiles}-profiles`);
+  const recordFile = path.join(dir, 'spawned.log');
+  const worker = path.join(dir, 'harnesses/worker.sh');
+  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\n`;
+  process.stderr.write(`generating the watch board (${cards} waiting cards × ${profiles} profiles)…\n`);
+  writeBoard(dir, { cards, profiles, waitingOnly: true, harness });
+  // The worker notes when it runs (ms), then closes its card so the board stays as it was.
+  fs.writeFileSync(worker, '#!/bin/sh\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$(date +%s%3N)" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
+  fs.writeFileSync(recordFile, '');
+  const inbox = path.join(dir, 'vault/inbox');
+  fs.mkdirSync(inbox, { recursive: true });
+
+  const watch = spawn(process.execPath, [CLI, 'watch', '--config', path.join(dir, 'board.yml'), '--interval', '10m', '--debounce', '0ms'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BOARD_CONFIG: '' } });
+  let stderr = '';
+  watch.stderr.on('data', (d) => (stderr += d));
+  const until = async (what, probe, ms = 60_000) => {
+    const end = Date.now() + ms;
+    while (!probe()) {
+      if (Date.now() > end) throw new Error(`watch bench: timed out waiting for ${what}\n${stderr.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  };
+  try {
+    await until('the watcher', () => stderr.includes('watching the vault'), 120_000);
+    // Let the first round (a full census of the board) finish before sampling.
+    await new Promise((r) => setTimeout(r, 3000));
+    const spawnLat = [];
+    const workerLat = [];
+    for (let k = 0; k < samples; k += 1) {
+      const name = `latency-${String(k).padStart(3, '0')}.md`;
+      const text = `---\nfunction: fn-${0}\nrequest: "Please write the topic 0 report for the latency sample ${k}"\ncreated: 2026-12-01T09:00:00.000Z\norigin: human\nattempts: 0\npaths: []\n---\n\nLatency sample.\n`;
+      fs.writeFileSync(path.join(inbox, name), text);
+      const t0 = Date.now();
+      fs.renameSync(path.join(inbox, name), path.join(dir, 'vault/KANBAN/pending', name));
+      const line = () => fs.readFileSync(recordFile, 'utf8').split('\n').find((l) => l.startsWith(`${name} `));
+      await until(`sample ${k}`, line, 30_000);
+      workerLat.push(Number(line().split(' ')[1]) - t0);
+      const runs = fs.readdirSync(path.join(dir, 'vault/KANBAN/.runs')).filter((f) => f.startsWith(name.replace(/\.md$/, '.')));
+      const record = JSON.parse(fs.readFileSync(path.join(dir, 'vault/KANBAN/.runs', runs[0]), 'utf8'));
+      spawnLat.push(Date.parse(record.start) - t0);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return { cards, profiles, samples, spawn: summary(spawnLat), worker: summary(workerLat) };
+  } finally {
+    watch.kill('SIGTERM');
+    await new Promise((r) => watch.once('close', r));
+  }
+}
+
+function summary(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  return { p50: q(50), p99: q(99), max: s[s.length - 1], min: s[0] };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm run bench does)');
+  fs.mkdirSync(VAULTS, { recursive: true });
+  const rows = [];
+  for (const profiles of profileCounts) {
+    const empty = boardFor(0, profiles);
+    const base = dryRun(empty, 3);
+    for (const cards of sizes) {
+      const dir = boardFor(cards, profiles);
+      const repeats = cards >= 100_000 ? 1 : 3;
+      const d = dryRun(dir, repeats);
+      const f = floor(dir, repeats);
+      const plan = JSON.parse(d.stdout);
+      const row = {
+        cards,
+        profiles,
+        dryRunMs: round(d.wallMs),
+        rssMB: round(d.rssMB),
+        floorMs: round(f.wallMs),
+        floorRssMB: round(f.rssMB),
+        ratio: round(d.wallMs / f.wallMs, 2),
+        perCardUs: round(((d.wallMs - base.wallMs) / cards) * 1000, 1),
+        emptyBoardMs: round(base.wallMs),
+        planned: { dispatch: plan.dispatch.length, waiting: plan.waiting.length, blocked: plan.blocked.length, invalid: plan.invalid.length },
+      };
+      rows.push(row);
+      process.stderr.write(`${cards} × ${profiles}: dry-run ${row.dryRunMs} ms, ${row.rssMB} MB; floor ${row.floorMs} ms; ratio ${row.ratio}\n`);
+    }
+  }
+  const watch = withWatch ? await watchLatency(10_000, 500) : undefined;
+
+  const target = rows.find((r) => r.cards === 10_000 && r.profiles === 500);
+  const perCard = (p) => rows.filter((r) => r.profiles === p).map((r) => r.perCardUs);
+  const results = {
+    when: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg().map((l) => round(l, 2)) },
+    targets: TARGETS,
+    dryRun: rows,
+    flatness: Object.fromEntries(profileCounts.map((p) => [p, perCard(p)])),
+    watch,
+    verdict: {
+      ratio10kx500: target ? { value: target.ratio, ok: target.ratio <= TARGETS.ratio } : null,
+      rss10kx500: target ? { value: target.rssMB, ok: target.rssMB < TARGETS.rssMB } : null,
+      watchP99: watch ? { value: watch.spawn.p99, ok: watch.spawn.p99 < TARGETS.watchP99Ms } : null,
+    },
+  };
+  fs.writeFileSync(path.join(HERE, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+  const header = ['cards', 'profiles', 'dry-run ms', 'peak RSS MB', 'floor ms', 'ratio', 'µs/card'];
+  const table = [header, ...rows.map((r) => [r.cards, r.profiles, r.dryRunMs, r.rssMB, r.floorMs, r.ratio, r.perCardUs].map(String))];
+  const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => c.padStart(widths[i])).join('  ');
+  console.log(line(table[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of table.slice(1)) console.log(line(r));
+  if (watch) console.log(`\nwatch on ${watch.cards} cards × ${watch.profiles} profiles, ${watch.samples} samples: rename → spawn p50 ${watch.spawn.p50} ms, p99 ${watch.spawn.p99} ms; rename → worker running p50 ${watch.worker.p50} ms, p99 ${watch.worker.p99} ms`);
+  console.log(`\ntargets: dry-run 10k × 500 within ${TARGETS.ratio}× the floor and under ${TARGETS.rssMB} MB; watch p99 under ${TARGETS.watchP99Ms} ms`);
+  for (const [k, v] of Object.entries(results.verdict)) if (v) console.log(`  ${k}: ${v.value} ${v.ok ? 'OK' : 'MISSED'}`);
+  console.log(`\nwritten to ${path.relative(process.cwd(), path.join(HERE, 'results.json'))}`);
+}
+
+function round(x, digits = 0) {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+main().then(
+  () => fs.rmSync(floorScript, { force: true }),
+  (error) => {
+    fs.rmSync(floorScript, { force: true });
+    console.error(error.stack ?? String(error));
+    process.exitCode = 1;
+  },
+);

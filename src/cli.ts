@@ -2,21 +2,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import { BoardError, EXIT } from './errors.js';
 import { processEnv, type CommandEnv, type GlobalOptions } from './commands/common.js';
-import { dryRunCommand } from './commands/dry-run.js';
-import { tickCommand } from './commands/tick.js';
-import { harnessCheckCommand, type HarnessCheckOptions } from './commands/harness-check.js';
-import { watchCommand, type WatchOptions } from './commands/watch.js';
-import { statusCommand } from './commands/status.js';
-import { lintCommand } from './commands/lint.js';
-import { installCommand, type InstallOptions } from './commands/install.js';
-import { archiveCommand, cardBlockCommand, cardCloseCommand, cardFailCommand, cardNewCommand, cardNoteCommand, cardYieldCommand, unblockCommand } from './commands/card.js';
-import { logCommand, type LogOptions } from './commands/log.js';
-import { traceCommand } from './commands/trace.js';
-import { runsCommand, type RunsOptions } from './commands/runs.js';
-import { showCommand, type ShowOptions } from './commands/show.js';
-import { diffCommand } from './commands/diff.js';
-import { replayCommand, type ReplayOptions } from './commands/replay.js';
-import { costCommand, type CostOptions } from './commands/cost.js';
+import type { HarnessCheckOptions } from './commands/harness-check.js';
+import type { WatchOptions } from './commands/watch.js';
+import type { InstallOptions } from './commands/install.js';
+import type { LogOptions } from './commands/log.js';
+import type { RunsOptions } from './commands/runs.js';
+import type { ShowOptions } from './commands/show.js';
+import type { ReplayOptions } from './commands/replay.js';
+import type { CostOptions } from './commands/cost.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -30,8 +23,11 @@ export function withGlobalOptions(command: Command): Command {
 type Action<O> = (options: O & GlobalOptions, env: CommandEnv) => Promise<number>;
 
 /** Run an action and turn its outcome into an exit code: the one place errors meet exit codes. */
-export function runAction<O>(action: Action<O>, env: CommandEnv = processEnv()) {
+export function runAction<O>(action: Action<O>, makeEnv: () => CommandEnv = processEnv) {
   return async (options: O & GlobalOptions): Promise<void> => {
+    // Built only for the command that runs (each command module is loaded on demand too, so
+    // `board --help` and a short tick do not pay for twenty commands' imports).
+    const env = makeEnv();
     try {
       process.exitCode = await action(options, env);
     } catch (error) {
@@ -54,11 +50,11 @@ export function buildProgram(): Command {
 
   withGlobalOptions(program.command('tick'))
     .description('run one heartbeat: scheduled → profiles → cards → match → dispatch → zombies')
-    .action(runAction(tickCommand));
+    .action(runAction(async (o, env) => (await import('./commands/tick.js')).tickCommand(o, env)));
 
   withGlobalOptions(program.command('dry-run'))
     .description("print the round's plan; writes nothing, claims nothing, spawns nothing")
-    .action(runAction(dryRunCommand));
+    .action(runAction(async (o, env) => (await import('./commands/dry-run.js')).dryRunCommand(o, env)));
 
   // The worker's side of the card (issue #3): verbs that keep the protocol instead of hand-edited YAML.
   const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -75,34 +71,34 @@ export function buildProgram(): Command {
     .option('--destination <path>', 'a concrete output file, vault-relative')
     .option('--flow <x>', 'the flow this child belongs to (with --director)')
     .option('--director <card>', "the director's card (with --flow)")
-    .action(runAction(cardNewCommand));
+    .action(runAction(async (o, env) => (await import('./commands/card.js')).cardNewCommand(o, env)));
   withGlobalOptions(card.command('note').argument('<card>').argument('<milestone>'))
     .description('a progress milestone in the Record (right after admission, and as work goes)')
-    .action((ref: string, milestone: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardNoteCommand(ref, milestone, o, env))(options));
+    .action((ref: string, milestone: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).cardNoteCommand(ref, milestone, o, env))(options));
   withGlobalOptions(card.command('close').argument('<card>'))
     .description('fill paths, set closed, closing Record line, move to done/')
     .option('--path <p>', 'an output that exists in the vault (repeatable)', collect)
     .option('--empty <justification>', 'close with no outputs: a legitimate exception, recorded as such')
-    .action((ref: string, options: GlobalOptions & { path?: string[]; empty?: string }) => runAction((o: typeof options, env) => cardCloseCommand(ref, o, env))(options));
+    .action((ref: string, options: GlobalOptions & { path?: string[]; empty?: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardCloseCommand(ref, o, env))(options));
   withGlobalOptions(card.command('fail').argument('<card>').argument('<reason>'))
     .description('back to pending/ with attempts + 1 (blocked at max_attempts)')
-    .action((ref: string, reason: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardFailCommand(ref, reason, o, env))(options));
+    .action((ref: string, reason: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).cardFailCommand(ref, reason, o, env))(options));
   withGlobalOptions(card.command('block').argument('<card>').argument('<reason>'))
     .description('set `blocked: <date> <reason>`; the card stays where it is')
-    .action((ref: string, reason: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => cardBlockCommand(ref, reason, o, env))(options));
+    .action((ref: string, reason: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).cardBlockCommand(ref, reason, o, env))(options));
   withGlobalOptions(card.command('yield').argument('<card>'))
     .description("the director's yield: sleep in pending/ on inputs.dependent_task until the child is in done/ (no attempt spent)")
     .requiredOption('--until <child>', 'the child card (file name or path)')
-    .action((ref: string, options: GlobalOptions & { until: string }) => runAction((o: typeof options, env) => cardYieldCommand(ref, o, env))(options));
+    .action((ref: string, options: GlobalOptions & { until: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardYieldCommand(ref, o, env))(options));
 
   withGlobalOptions(program.command('unblock').argument('<card>'))
     .description("the human's way to clear `blocked` (attempts are reset when they were exhausted)")
-    .action((ref: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => unblockCommand(ref, o, env))(options));
+    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).unblockCommand(ref, o, env))(options));
 
   withGlobalOptions(program.command('archive'))
     .description('move closed cards from done/ into archive/YYYY-MM/ by their `closed` month (for the OS scheduler)')
     .option('--older-than <age>', 'only cards closed at least this long ago', '7d')
-    .action(runAction(archiveCommand));
+    .action(runAction(async (o, env) => (await import('./commands/card.js')).archiveCommand(o, env)));
 
   // Try a harness before trusting it (issue #7).
   const harness = program.command('harness').description('inspect the installed harnesses');
@@ -112,7 +108,7 @@ export function buildProgram(): Command {
     .option('--profile <name>', 'profile folder under AGENTS/ to compose for (default: example)')
     .option('--capacity <level>', 'model capacity to pick from models.yml (minimum, standard, advanced)', 'standard')
     .option('--modality <m>', 'model modality to pick from models.yml (text, audio, image)', 'text')
-    .action((name: string, options: HarnessCheckOptions) => runAction((o: HarnessCheckOptions, env) => harnessCheckCommand(name, o, env))(options));
+    .action((name: string, options: HarnessCheckOptions) => runAction(async (o: HarnessCheckOptions, env) => (await import('./commands/harness-check.js')).harnessCheckCommand(name, o, env))(options));
 
   // Always on (issue #5): the daemon, the board at a glance, the design-time checks, the OS timer.
   withGlobalOptions(program.command('watch'))
@@ -121,15 +117,15 @@ export function buildProgram(): Command {
     .option('--debounce <duration>', 'quiet time after the last change before a round', '500ms')
     .option('--poll', 'poll instead of native events (network filesystems)')
     .option('--poll-interval <duration>', 'how often to poll with --poll', '2s')
-    .action(runAction<WatchOptions>(watchCommand));
+    .action(runAction<WatchOptions>(async (o, env) => (await import('./commands/watch.js')).watchCommand(o, env)));
 
   withGlobalOptions(program.command('status'))
     .description('the board at a glance: counts, waiting cards and why, blocked, in progress, false closes, last round')
-    .action(runAction(statusCommand));
+    .action(runAction(async (o, env) => (await import('./commands/status.js')).statusCommand(o, env)));
 
   withGlobalOptions(program.command('lint'))
     .description("design-time checks: schemas, rank, the standard's ambiguity check, skills, credential guards, models; exit 1 on any finding")
-    .action(runAction(lintCommand));
+    .action(runAction(async (o, env) => (await import('./commands/lint.js')).lintCommand(o, env)));
 
   withGlobalOptions(program.command('install').argument('<manager>', 'systemd or launchd'))
     .description('print (or with --write, install for this user) a timer that runs `board tick` with this config')
@@ -137,38 +133,38 @@ export function buildProgram(): Command {
     .option('--write', 'install the files for the current user')
     .option('--force', 'with --write, replace existing files')
     .option('--name <name>', 'unit name (systemd) / label suffix (launchd)', 'board-tick')
-    .action((manager: string, options: InstallOptions) => runAction((o: InstallOptions, env) => installCommand(manager, o, env))(options));
+    .action((manager: string, options: InstallOptions) => runAction(async (o: InstallOptions, env) => (await import('./commands/install.js')).installCommand(manager, o, env))(options));
 
   // Journal and provenance (issue #4): the causal history, and every run's stored request.
   withGlobalOptions(program.command('log'))
     .description('the journal: every transition, oldest first, with its id and cause')
     .option('--card <card>', 'only this card (file name or path)')
     .option('--since <time>', 'an ISO time, or a duration ago (2h, 1d)')
-    .action(runAction<LogOptions>(logCommand));
+    .action(runAction<LogOptions>(async (o, env) => (await import('./commands/log.js')).logCommand(o, env)));
   withGlobalOptions(program.command('trace').argument('<card>'))
     .description("the card's causal chain, from the first input to the last delivery, as a tree")
-    .action((ref: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => traceCommand(ref, o, env))(options));
+    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/trace.js')).traceCommand(ref, o, env))(options));
   withGlobalOptions(program.command('runs'))
     .description('every recorded dispatch and replay: profile, harness/model, start, outcome, cost')
     .option('--card <card>', 'only runs of this card')
-    .action(runAction<RunsOptions>(runsCommand));
+    .action(runAction<RunsOptions>(async (o, env) => (await import('./commands/runs.js')).runsCommand(o, env)));
   withGlobalOptions(program.command('show').argument('<run>', 'a run id, or a prefix only one run has'))
     .description("a run's manifest: stored components, argv, times, exit code, cost")
     .option('--component <name>', 'print one stored component (profile, skill:<name>, card, harness, prompt)')
-    .action((ref: string, options: ShowOptions) => runAction((o: ShowOptions, env) => showCommand(ref, o, env))(options));
+    .action((ref: string, options: ShowOptions) => runAction(async (o: ShowOptions, env) => (await import('./commands/show.js')).showCommand(ref, o, env))(options));
   withGlobalOptions(program.command('diff').argument('<runA>').argument('<runB>'))
     .description('which components of two runs are the same, changed, added or gone, with a text diff of the changed ones')
-    .action((a: string, b: string, options: GlobalOptions) => runAction((o: GlobalOptions, env) => diffCommand(a, b, o, env))(options));
+    .action((a: string, b: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/diff.js')).diffCommand(a, b, o, env))(options));
   withGlobalOptions(program.command('replay').argument('<run>'))
     .description('rebuild a run\'s request from the store and spawn it again as a new run, on a copy of the card (the live card is never touched)')
     .option('--model <m>', 'another model')
     .option('--harness <h>', 'another harness (the prompt is re-rendered from its template)')
     .option('--dry-run', 'print the rebuilt request; write and spawn nothing')
-    .action((ref: string, options: ReplayOptions) => runAction((o: ReplayOptions, env) => replayCommand(ref, o, env))(options));
+    .action((ref: string, options: ReplayOptions) => runAction(async (o: ReplayOptions, env) => (await import('./commands/replay.js')).replayCommand(ref, o, env))(options));
   withGlobalOptions(program.command('cost'))
     .description('recorded run costs (tokens, usd), summed')
     .option('--by <what>', 'profile, flow, day, model or harness', 'profile')
-    .action(runAction<CostOptions>(costCommand));
+    .action(runAction<CostOptions>(async (o, env) => (await import('./commands/cost.js')).costCommand(o, env)));
 
   return program;
 }

@@ -9,11 +9,14 @@ import type { Transition } from './context.js';
 import { roundCounts, writeLastRound } from './last-round.js';
 import { executePlan, planFromVault } from './run-round.js';
 import type { Spawner } from './spawner.js';
+import type { CensusCache } from '../vault/census-cache.js';
 
 export interface LockedRoundInput {
   readonly board: LoadedBoard;
   readonly layout: VaultLayout;
   readonly now: Date;
+  /** `board watch` only: the stat-validated memo of the census's reads (see readSnapshot). */
+  readonly cache?: CensusCache;
 }
 
 export type LockedRoundResult =
@@ -42,7 +45,7 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
   }
   if (lock.tookOverFrom) logger.warn({ previous: lock.tookOverFrom }, 'took over the round lock of a dead process');
   try {
-    const plan = await planFromVault({ board, layout, now });
+    const plan = await planFromVault({ board, layout, now }, input.cache);
     for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
     for (const p of [...plan.profileProblems, ...plan.templateProblems]) logger.error({ file: p.file, field: p.field, reason: p.reason }, formatProblem(p));
     const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);

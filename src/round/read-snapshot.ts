@@ -10,6 +10,7 @@ import { hasEmptyCloseJustification } from '../format/empty-close.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
+import type { CensusCache } from '../vault/census-cache.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
 import { RoundError } from '../errors.js';
 
@@ -24,10 +25,16 @@ export const DOUBLE_LINK_SETTLE_MS = 2_000;
 
 /**
  * Steps 1–2's reading half: everything a round needs from the vault, read fresh every time (no
- * cache, no registry). The pure planner decides from this snapshot alone.
+ * registry). The pure planner decides from this snapshot alone. `board watch` passes a
+ * `CensusCache`: every folder is still listed and every listed profile and card still stat'ed
+ * every round, and only a file whose identity and state are unchanged since it was parsed is
+ * answered from memory (see census-cache.ts for why that is the same read); tick and dry-run
+ * pass none and read every byte.
  */
-export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> {
+export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Promise<VaultSnapshot> {
   await assertVault(layout);
+  cache?.beginRound();
+  const read: typeof readParsed = cache ? (file, shown, schema) => cache.read(file, shown, schema) : readParsed;
   const [profileDirs, templateNames, pendingNames, inProgressNames, doneNames, archivedNames] = await Promise.all([
     listEntries(layout.agents),
     listCardNames(layout.scheduled),
@@ -40,7 +47,7 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
   const profileFiles = profileDirs.filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
   const profiles = (
     await mapLimit(profileFiles, READ_CONCURRENCY, async (file) => {
-      const parsed = await readParsed(file, layout.relative(file), profileSchema);
+      const parsed = await read(file, layout.relative(file), profileSchema);
       // A folder without PROFILE.md is not an agent (yet): nothing to declare.
       if (!parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read')) return undefined;
       return parsed;
@@ -48,14 +55,15 @@ export async function readSnapshot(layout: VaultLayout): Promise<VaultSnapshot> 
   ).filter((p): p is NonNullable<typeof p> => p !== undefined);
 
   const [templates, pendingRead, inProgressRead] = await Promise.all([
-    mapLimit(templateNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.scheduled, n), `scheduled/${n}`, scheduledTemplateSchema)),
-    mapLimit(pendingNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.pending, n), n, cardSchema)),
-    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.inProgress, n), n, cardSchema)),
+    mapLimit(templateNames, READ_CONCURRENCY, (n) => read(path.join(layout.scheduled, n), `scheduled/${n}`, scheduledTemplateSchema)),
+    mapLimit(pendingNames, READ_CONCURRENCY, (n) => read(path.join(layout.pending, n), n, cardSchema)),
+    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => read(path.join(layout.inProgress, n), n, cardSchema)),
   ]);
   // A card listed and then gone before it was read has moved on (a worker closed it, a person
   // moved it): it is not unreadable, and the next round sees it where it went.
   const pending = pendingRead.filter((c) => !vanished(c));
   const inProgress = inProgressRead.filter((c) => !vanished(c));
+  cache?.endRound();
 
   const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
   const inputs = await readInputFacts(layout, [...pending, ...templates]);

@@ -9,6 +9,7 @@ import { readSnapshot } from './read-snapshot.js';
 import { reclaimZombies } from './reclaim-zombies.js';
 import { repairDoubleLinks } from './repair-double-links.js';
 import { writeScheduled } from './write-scheduled.js';
+import type { CensusCache } from '../vault/census-cache.js';
 
 /** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
 export const START_GRACE_MS = 5 * 60_000;
@@ -29,9 +30,12 @@ export function roundSettings(board: LoadedBoard): RoundSettings {
   };
 }
 
-/** Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. */
-export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>): Promise<Plan> {
-  const snapshot = await readSnapshot(ctx.layout);
+/**
+ * Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. Only
+ * `board watch` passes a census cache (see readSnapshot).
+ */
+export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache): Promise<Plan> {
+  const snapshot = await readSnapshot(ctx.layout, cache);
   return planRound(snapshot, roundSettings(ctx.board), ctx.now);
 }
 

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import { runLockedRound, type LockedRoundResult } from '../round/locked-round.js';
 import type { Spawner } from '../round/spawner.js';
+import { CensusCache } from '../vault/census-cache.js';
 import { prepare, type CommandEnv, type GlobalOptions } from '../commands/common.js';
 import { RoundScheduler, type RoundOutcome, type RoundReason, type Timers } from './scheduler.js';
 import { VaultWatcher } from './vault-watcher.js';
@@ -40,8 +41,11 @@ export interface WatchDeps {
 
 /**
  * The always-on board: a round on start, on every relevant change (debounced) and on a heartbeat,
- * each one under the same round lock as `board tick`. Config, profiles and cards are read fresh
- * every round; the daemon itself keeps only scalars between rounds.
+ * each one under the same round lock as `board tick`. Config is read fresh every round; folders
+ * are listed and every profile and card stat'ed every round, and a file whose stat is unchanged
+ * since it was parsed is answered by the census cache (see census-cache.ts). The cache forgets
+ * what a round did not list, and is emptied before every heartbeat, start and retry round, which
+ * read every byte like a tick. Besides the cache, the daemon keeps only scalars between rounds.
  */
 export async function startWatch(deps: WatchDeps, settings: WatchSettings): Promise<WatchHandle> {
   const { env, spawner } = deps;
@@ -63,6 +67,7 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
     },
   });
   let vaultDown = false;
+  const cache = new CensusCache();
 
   const run = async (reason: RoundReason): Promise<RoundOutcome> => {
     events.emit('round:start', { reason });
@@ -95,7 +100,9 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
       logger.warn({ err: error }, 'cannot watch the vault: the heartbeat carries on');
     }
     try {
-      const result = await runLockedRound({ ...prepared, now: env.clock() }, logger, spawner, 'watch');
+      // Change rounds use what the cache can vouch for; every other round reads it all again.
+      if (reason !== 'change' && reason !== 'again') cache.clear();
+      const result = await runLockedRound({ ...prepared, now: env.clock(), cache }, logger, spawner, 'watch');
       report(deps, result, reason);
       const outcome: RoundOutcome = result.skipped ? 'skipped' : 'ok';
       events.emit('round:end', { reason, outcome, result });

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { isIgnoredPath, isRelevantEvent, type WatchEvent } from './relevance.js';
+import { isCardFileName } from '../vault/layout.js';
+import { FolderWatcher } from './folder-watcher.js';
+import { isIgnoredPath, isRelevantEvent, WATCHED_KANBAN, type WatchEvent } from './relevance.js';
 
 export interface VaultWatcherOptions {
   /** chokidar's polling mode: the only one that works on network filesystems. */
@@ -20,9 +22,14 @@ export interface VaultWatcherOptions {
  * only trigger: `ensure` is called before every round and (re)establishes the watcher when there
  * is none, when the vault moved, or when a watched folder was replaced (a vault that vanished and
  * came back, a sync tool that recreated a folder) — chokidar would otherwise stay silently deaf.
+ *
+ * Except in polling mode, the KANBAN state folders (`pending/`, `done/`, `scheduled/`) and
+ * `KANBAN/` itself are watched with `FolderWatcher` (the platform's own notification, one `lstat`
+ * per named change) and kept out of chokidar, whose cost per change grows with the folder.
  */
 export class VaultWatcher {
   private watcher: FSWatcher | undefined;
+  private folders: FolderWatcher[] = [];
   private root: string | undefined;
   private identity: string | undefined;
 
@@ -38,6 +45,7 @@ export class VaultWatcher {
     const had = this.watcher !== undefined;
     await this.close();
     const root = layout.root;
+    const native = !this.options.poll;
     // The vault root, pruned by `ignored` to KANBAN/ and AGENTS/: either may appear later.
     const watcher = watch(root, {
       ignoreInitial: true,
@@ -47,7 +55,10 @@ export class VaultWatcher {
       interval: this.options.pollIntervalMs,
       binaryInterval: this.options.pollIntervalMs,
       awaitWriteFinish: { stabilityThreshold: this.options.stableMs, pollInterval: Math.max(10, Math.floor(this.options.stableMs / 4)) },
-      ignored: (p: string) => isIgnoredPath(toRelative(root, p)),
+      ignored: (p: string) => {
+        const relative = toRelative(root, p);
+        return isIgnoredPath(relative) || (native && relative.startsWith('KANBAN/'));
+      },
     });
     watcher.on('all', (event, p) => {
       const relative = toRelative(root, p);
@@ -57,14 +68,55 @@ export class VaultWatcher {
     this.watcher = watcher;
     this.root = root;
     this.identity = identity;
+    if (native) this.watchFolders(layout);
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
     return had ? 'restarted' : 'started';
+  }
+
+  /** `KANBAN/` (its state folders appearing or vanishing) and each state folder's cards. */
+  private watchFolders(layout: VaultLayout): void {
+    const onError = (error: Error) => this.options.logger.warn({ err: error }, 'folder watcher error: the heartbeat keeps the board beating');
+    const report = (event: WatchEvent, relative: string) => {
+      if (isRelevantEvent(event, relative)) this.options.onChange(event, relative);
+    };
+    const specs: { dir: string; accept: (name: string) => boolean; onEvent: (event: 'add' | 'change' | 'unlink', name: string) => void }[] = [
+      {
+        dir: layout.kanban,
+        accept: (name) => WATCHED_KANBAN.has(name),
+        // A state folder that appears or vanishes: the next round's `ensure` re-watches it.
+        onEvent: (event, name) => {
+          if (event !== 'change') this.options.onChange(event === 'add' ? 'addDir' : 'unlinkDir', `KANBAN/${name}`);
+        },
+      },
+      ...[...WATCHED_KANBAN].map((folder) => ({
+        dir: path.join(layout.kanban, folder),
+        accept: isCardFileName,
+        onEvent: (event: 'add' | 'change' | 'unlink', name: string) => report(event, `KANBAN/${folder}/${name}`),
+      })),
+    ];
+    for (const spec of specs) {
+      const folder = new FolderWatcher({
+        ...spec,
+        stableMs: this.options.stableMs,
+        onUnnamed: () => this.options.onChange('change', toRelative(layout.root, spec.dir)),
+        onError,
+      });
+      try {
+        folder.start();
+        this.folders.push(folder);
+      } catch (error) {
+        // Not there yet: `KANBAN/`'s own watcher (or the heartbeat) sees it appear.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onError(error as Error);
+      }
+    }
   }
 
   async close(): Promise<void> {
     const watcher = this.watcher;
     this.watcher = undefined;
     this.identity = undefined;
+    for (const folder of this.folders) folder.close();
+    this.folders = [];
     if (watcher) await watcher.close().catch((error: Error) => this.options.logger.warn({ err: error }, 'could not close the watcher'));
   }
 }

@@ -21,7 +21,8 @@
  * `archive` → card:archived. `append` never throws; dry-run and tests use `noopJournal()`.
  * Reading: `journal.read({ card, since })` returns events oldest first and the lines it could not
  * read (a torn last line after a crash is reported, never fatal); `JournalIndex` + `traceCard`
- * turn them into causal trees.
+ * turn them into causal trees. To find one card's latest event (a cause), use `JournalLookup`
+ * (`lookupOf(journal)`): it reads day files newest first and stops at the first that holds it.
  */
 export { EVENT_KINDS, MAX_LINE_BYTES, journalEventSchema, newEventId, type EventKind, type JournalEvent, type NewEvent } from './event.js';
 export {
@@ -30,6 +31,7 @@ export {
   journalDir,
   noopJournal,
   openJournal,
+  parseJournalLine,
   parseJournalText,
   readJournalDir,
   type Journal,
@@ -39,5 +41,6 @@ export {
   type ReadOptions,
 } from './journal.js';
 export { CAUSE_VAR, causeFromEnv, logsDirFromEnv, openJournalFromEnv } from './from-env.js';
+export { JournalLookup, dayFilesOf, lookupOf, snapshotDayFiles, type DayFiles, type LatestOptions } from './lookup.js';
 export { JournalIndex, renderTrace, traceCard, type TraceNode } from './graph.js';
 export { journalForVerb, journalVerb, type VerbJournalOptions, type VerbOutcome } from './verbs.js';

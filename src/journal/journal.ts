@@ -151,27 +151,31 @@ export function parseJournalText(text: string, file: string): JournalRead {
   const terminated = text.endsWith('\n');
   if (terminated) lines.pop();
   lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const isLast = i === lines.length - 1 && !terminated;
-    const event = parseLine(line);
-    if (event) {
-      events.push(event);
-      return;
-    }
-    const resumed = line.indexOf('{"id":', 1);
-    const recovered = resumed > 0 ? parseLine(line.slice(resumed)) : undefined;
-    if (recovered) {
-      events.push(recovered);
-      problems.push({ file, line: i + 1, reason: `torn event fragment (${resumed} bytes) before a whole event: fragment skipped`, torn: true });
-      return;
-    }
-    problems.push(
-      isLast
-        ? { file, line: i + 1, reason: `torn last line (${Buffer.byteLength(line)} bytes, no newline): an append interrupted by a crash; skipped`, torn: true }
-        : { file, line: i + 1, reason: 'not a journal event: skipped', torn: false },
-    );
+    const parsed = parseJournalLine(line, file, i + 1, i === lines.length - 1 && !terminated);
+    if (parsed.event) events.push(parsed.event);
+    if (parsed.problem) problems.push(parsed.problem);
   });
   return { events, problems };
+}
+
+/**
+ * One line of a day file (without its newline): its event, and what was wrong with it. A blank
+ * line is neither. `unterminated` marks the file's last line when the file does not end in a newline.
+ */
+export function parseJournalLine(line: string, file: string, lineNumber: number, unterminated: boolean): { event?: JournalEvent; problem?: JournalProblem } {
+  if (line.trim() === '') return {};
+  const event = parseLine(line);
+  if (event) return { event };
+  const resumed = line.indexOf('{"id":', 1);
+  const recovered = resumed > 0 ? parseLine(line.slice(resumed)) : undefined;
+  if (recovered) {
+    return { event: recovered, problem: { file, line: lineNumber, reason: `torn event fragment (${resumed} bytes) before a whole event: fragment skipped`, torn: true } };
+  }
+  return {
+    problem: unterminated
+      ? { file, line: lineNumber, reason: `torn last line (${Buffer.byteLength(line)} bytes, no newline): an append interrupted by a crash; skipped`, torn: true }
+      : { file, line: lineNumber, reason: 'not a journal event: skipped', torn: false },
+  };
 }
 
 function parseLine(line: string): JournalEvent | undefined {

@@ -5,6 +5,12 @@ import type { EventKind, JournalEvent } from './event.js';
 import { causeFromEnv, logsDirFromEnv } from './from-env.js';
 import { JournalIndex } from './graph.js';
 import { noopJournal, openJournal, type Journal } from './journal.js';
+import { lookupOf } from './lookup.js';
+
+/** How far back a verb looks for the claim that names its worker's profile. */
+const CLAIM_WINDOW_MS = 7 * 86_400_000;
+/** How far back a human's verb looks for the card's latest event (its cause): the round's window. */
+const CAUSE_WINDOW_MS = 92 * 86_400_000;
 
 /**
  * Journaling for the `board card` verbs (and `unblock`, `archive`): one event per verb that
@@ -74,15 +80,21 @@ export async function journalVerb(outcome: VerbOutcome, options: VerbJournalOpti
     // The actor is the profile working the card that ran the verb (for `new`, the director's own card).
     let actor = worker ? ((await agentOf(outcome.verb === 'new' ? options.env.BOARD_CARD : outcome.file)) ?? (await agentOf(options.env.BOARD_CARD)) ?? 'worker') : 'human';
     let cause = causeFromEnv(options.env);
+    // Bounded lookups: newest day file first, stopping at the first that holds the event.
+    const lookup = lookupOf(j);
     if (actor === 'worker' && cause !== undefined) {
       // The card has left in-progress/ (a yield, a close): its claim event names the profile.
-      const { events } = await j.read({ since: new Date(options.at.getTime() - 7 * 86_400_000) });
-      const claim = events.find((e) => e.id === cause);
+      const since = new Date(options.at.getTime() - CLAIM_WINDOW_MS);
+      const id = cause;
+      const claim = lookup ? await lookup.byId(id, { since }) : (await j.read({ since })).events.find((e) => e.id === id);
       if (claim?.profile) actor = claim.profile;
     }
     if (cause === undefined && outcome.verb !== 'new') {
-      const { events } = await j.read({ card: outcome.card, since: new Date(options.at.getTime() - 92 * 86_400_000) });
-      cause = new JournalIndex(events).lastFor(outcome.card)?.id;
+      const since = new Date(options.at.getTime() - CAUSE_WINDOW_MS);
+      const latest = lookup
+        ? await lookup.latestFor(outcome.card, { since })
+        : new JournalIndex((await j.read({ card: outcome.card, since })).events).lastFor(outcome.card);
+      cause = latest?.id;
     }
     return await j.append({
       kind,

@@ -4,7 +4,7 @@ import { localDate } from '../core/time.js';
 import { previousPeriod } from '../core/schedule.js';
 import type { Plan } from '../core/types.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
-import { JournalIndex, noopJournal, openJournal, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
+import { JournalIndex, JournalLookup, dayFilesOf, noopJournal, openJournal, snapshotDayFiles, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
 import { scheduledTemplateSchema } from '../schema/card.js';
 import { writeFileAtomic } from '../vault/atomic-write.js';
 import { isCardFileName } from '../vault/layout.js';
@@ -21,18 +21,52 @@ const ACTOR = 'board';
  * journaled event, or for a director's wake the close of the child it waited for), journals census
  * verdicts only when they change (`<logs>/verdicts.json` remembers the last ones) and periods
  * that no tick ran in. One per round, shared by the steps through `roundJournalOf(ctx)`.
+ *
+ * Causes are found with bounded lookups (`JournalLookup`): newest day file first, stopping at
+ * the first file that holds the card, over a snapshot of the journal taken once per round. The
+ * events the round appends itself are kept here and are always the card's latest.
  */
 export class RoundJournal {
+  /** The events this round appended, in order. */
+  private readonly appended: JournalEvent[] = [];
+  private lookup: JournalLookup | undefined;
+  /** A journal without a folder to search (not one `openJournal` made): read in full, as before. */
   private index: Promise<JournalIndex> | undefined;
+  private broken = false;
+  private reportedProblems = 0;
 
   constructor(
     readonly journal: Journal,
     private readonly ctx: RoundContext,
-  ) {}
+  ) {
+    if (journal.enabled && journal.dir !== undefined) this.lookup = new JournalLookup(snapshotDayFiles(dayFilesOf(journal.dir)));
+  }
+
+  private get since(): Date {
+    return new Date(this.ctx.now.getTime() - INDEX_WINDOW_MS);
+  }
+
+  /** Run a lookup; an unreadable journal leaves causes out for the rest of the round (warned once). */
+  private async search<T>(fallback: T, run: (lookup: JournalLookup) => Promise<T>): Promise<T> {
+    if (!this.lookup || this.broken) return fallback;
+    try {
+      return await run(this.lookup);
+    } catch (error) {
+      this.broken = true;
+      this.ctx.logger.warn({ err: error }, 'journal unreadable: causes left out this round');
+      return fallback;
+    } finally {
+      const problems = this.lookup.problems;
+      for (; this.reportedProblems < problems.length; this.reportedProblems += 1) {
+        const p = problems[this.reportedProblems]!;
+        this.ctx.logger.warn({ file: p.file, line: p.line, torn: p.torn }, `journal: ${p.reason}`);
+      }
+    }
+  }
 
   private loadIndex(): Promise<JournalIndex> {
     this.index ??= this.journal.enabled
-      ? this.journal.read({ since: new Date(this.ctx.now.getTime() - INDEX_WINDOW_MS) }).then(
+      ? this.journal.read({ since: this.since }).then(
           (read) => {
             for (const p of read.problems) this.ctx.logger.warn({ file: p.file, line: p.line, torn: p.torn }, `journal: ${p.reason}`);
             return new JournalIndex(read.events);
@@ -48,12 +82,18 @@ export class RoundJournal {
 
   async append(event: NewEvent): Promise<JournalEvent> {
     const stored = await this.journal.append({ at: this.ctx.now, ...event });
-    if (this.index) (await this.index).add(stored);
+    this.appended.push(stored);
     return stored;
   }
 
   async lastFor(card: string, kinds?: readonly string[]): Promise<JournalEvent | undefined> {
-    return (await this.loadIndex()).lastFor(card, kinds);
+    for (let i = this.appended.length - 1; i >= 0; i--) {
+      const e = this.appended[i]!;
+      if (e.card === card && (!kinds || kinds.includes(e.kind))) return e;
+    }
+    if (!this.journal.enabled) return undefined;
+    if (!this.lookup) return (await this.loadIndex()).lastFor(card, kinds);
+    return this.search(undefined, (lookup) => lookup.latestFor(card, { since: this.since, kinds }));
   }
 
   /**
@@ -180,21 +220,26 @@ export class RoundJournal {
       return;
     }
     if (names.length === 0) return;
-    const index = await this.loadIndex();
-    const events = [...index.byId.values()];
-    if (events.length === 0) return;
-    const earliest = events.reduce((min, e) => (e.at < min ? e.at : min), events[0]!.at);
-    const tickTimes = events.filter((e) => e.kind === 'tick:ran').map((e) => Date.parse(e.at));
+    // Both facts are looked up only when needed: on a board that ticks, the previous period holds a
+    // tick (found from the end of its last day file) and the journal's start is never read.
+    let earliest: string | null | undefined;
+    const journalStart = async (): Promise<string | null> => {
+      earliest ??= (await this.journalStart()) ?? null;
+      return earliest;
+    };
     for (const name of names) {
       const parsed = await readParsed(path.join(layout.scheduled, name), `scheduled/${name}`, scheduledTemplateSchema);
       if (!parsed.ok || !parsed.value.trigger.active) continue;
       // Walk back through the idle stretch: every period no tick ran in, back to the last one a
       // tick did run in (that tick already looked further back) or to the journal's start.
       for (let period = previousPeriod(parsed.value.trigger, now), walked = 0; walked < MAX_PERIODS_BACK; period = previousPeriod(parsed.value.trigger, period.start), walked += 1) {
-        if (Date.parse(earliest) > period.due.getTime()) break;
-        if (tickTimes.some((t) => t >= period.due.getTime() && t < period.end.getTime())) break;
+        if (await this.tickBetween(period.due, period.end)) break;
+        const start = await journalStart();
+        // An empty journal: nothing is decidable yet.
+        if (start === null) return;
+        if (Date.parse(start) > period.due.getTime()) break;
         const instance = `${localDate(period.due)}-${name.replace(/\.md$/, '')}.md`;
-        if (index.lastFor(instance, ['schedule:skipped'])) continue;
+        if (await this.lastFor(instance, ['schedule:skipped'])) continue;
         if (await existsInAnyState(this.ctx, instance)) continue;
         await this.append({
           kind: 'schedule:skipped',
@@ -205,6 +250,24 @@ export class RoundJournal {
         });
       }
     }
+  }
+
+  /** Whether a `tick:ran` of the journal (as the round found it) falls in [from, to). */
+  private async tickBetween(from: Date, to: Date): Promise<boolean> {
+    if (!this.lookup) {
+      const index = await this.loadIndex();
+      return [...index.byId.values()].some((e) => e.kind === 'tick:ran' && Date.parse(e.at) >= from.getTime() && Date.parse(e.at) < to.getTime());
+    }
+    return this.search(false, (lookup) => lookup.anyBetween('tick:ran', from, to, { since: this.since }));
+  }
+
+  /** The time of the journal's first event in the window, when it has one. */
+  private async journalStart(): Promise<string | undefined> {
+    if (!this.lookup) {
+      const events = [...(await this.loadIndex()).byId.values()];
+      return events.length === 0 ? undefined : events.reduce((min, e) => (e.at < min ? e.at : min), events[0]!.at);
+    }
+    return this.search(undefined, (lookup) => lookup.earliestAt({ since: this.since }));
   }
 }
 

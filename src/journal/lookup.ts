@@ -1,0 +1,239 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { localDate } from '../core/time.js';
+import type { JournalEvent } from './event.js';
+import { parseJournalLine, parseJournalText, type Journal, type JournalProblem } from './journal.js';
+
+/**
+ * Bounded lookups in the journal: a card's latest event, one event by id, "did a tick run in
+ * this period", the journal's first event. They give the answers a full read + `JournalIndex`
+ * gives (same events, same ties), without parsing the whole window:
+ *
+ * - Day files are read **newest first** and the search stops at the first file that holds a
+ *   match: every event in an older file has an earlier `at` (a day file is its events' local
+ *   date), so nothing older can be later. A card active today costs today's file, not 92 days.
+ * - Inside a file, only lines holding the searched bytes (the card name as JSON, the id, the
+ *   kind) are decoded and parsed, found from the end with `Buffer.lastIndexOf`; every other line
+ *   is never split, decoded or parsed. The whole file is searched, because lines are in append
+ *   order and `at` may disagree with it (`--now`, a round's start time vs. a worker's clock);
+ *   the latest `at` wins, and on a tie the later line, exactly as the sorted read does.
+ * - A miss (a card with no event in the window) still searches every day file of the window,
+ *   but at memory speed: no line of another card is decoded.
+ *
+ * No side index is kept: verbs append from many processes without the round lock, and a shared
+ * read-modify-write index would lose updates. The journal's own ordering is the index.
+ * Assumption shared with `readJournalDir({ since })`: every event sits in the day file of its
+ * local date as this process computes it (writers and readers share a time zone). As a guard, a
+ * match whose `at` lies before its own file's day does not stop the search.
+ */
+
+const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.ndjson$/;
+const NEWLINE = 0x0a;
+
+/** Where a lookup reads day files from: the journal folder, or anything a test injects. */
+export interface DayFiles {
+  /** The journal folder (for problem reports), when there is one. */
+  readonly dir?: string;
+  /** The names of the day files present (`YYYY-MM-DD.ndjson`), in any order; none when the folder is missing. */
+  names(): Promise<string[]>;
+  /** One day file's bytes; an empty buffer when it vanished. */
+  read(name: string): Promise<Buffer>;
+}
+
+/** The day files of a journal folder, read from disk on every call. */
+export function dayFilesOf(dir: string): DayFiles {
+  return {
+    dir,
+    async names() {
+      try {
+        return (await fs.readdir(dir)).filter((n) => DAY_FILE.test(n));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+    },
+    async read(name) {
+      try {
+        return await fs.readFile(path.join(dir, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * A snapshot for one round: the folder is listed once, and files read are kept (up to `maxBytes`
+ * in all) so many lookups in one round read a day file once. Events the round appends itself are
+ * not in it: the round keeps those (see `RoundJournal`).
+ */
+export function snapshotDayFiles(files: DayFiles, maxBytes = 32 * 1024 * 1024): DayFiles {
+  let names: Promise<string[]> | undefined;
+  const kept = new Map<string, Buffer>();
+  let keptBytes = 0;
+  return {
+    ...(files.dir !== undefined ? { dir: files.dir } : {}),
+    names() {
+      names ??= files.names();
+      return names;
+    },
+    async read(name) {
+      const hit = kept.get(name);
+      if (hit) return hit;
+      const bytes = await files.read(name);
+      if (keptBytes + bytes.length <= maxBytes) {
+        kept.set(name, bytes);
+        keptBytes += bytes.length;
+      }
+      return bytes;
+    },
+  };
+}
+
+/** The first millisecond of a day file's local date, and of the day after. */
+function dayBounds(name: string): { start: number; end: number } {
+  const m = DAY_FILE.exec(name)!;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
+  return { start: new Date(y, mo, d).getTime(), end: new Date(y, mo, d + 1).getTime() };
+}
+
+export interface LatestOptions {
+  /** Only events at or after this time (the window); older day files are never opened. */
+  readonly since: Date;
+  /** Only events of these kinds. */
+  readonly kinds?: readonly string[] | undefined;
+}
+
+export class JournalLookup {
+  /** Lines found unreadable by the lookups so far (each reported once). */
+  readonly problems: JournalProblem[] = [];
+  private readonly reported = new Set<string>();
+
+  constructor(readonly files: DayFiles) {}
+
+  /** The card's latest event (optionally of `kinds`): the last one a full sorted read would list. */
+  async latestFor(card: string, options: LatestOptions): Promise<JournalEvent | undefined> {
+    const kinds = options.kinds;
+    return this.latest(JSON.stringify(card), (e) => e.card === card && (!kinds || kinds.includes(e.kind)), options.since);
+  }
+
+  /** The event with this id (ids are unique: the first found, newest day first). */
+  async byId(id: string, options: { readonly since: Date }): Promise<JournalEvent | undefined> {
+    const since = options.since.getTime();
+    for (const name of await this.namesSince(options.since, 'newest')) {
+      const found = this.scan(await this.files.read(name), name, `"id":${JSON.stringify(id)}`, (e) => e.id === id && Date.parse(e.at) >= since, true);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Whether an event of `kind` has its time in [from, to) (and at or after `since`). Stops at the first. */
+  async anyBetween(kind: string, from: Date, to: Date, options: { readonly since: Date }): Promise<boolean> {
+    const lo = Math.max(from.getTime(), options.since.getTime());
+    const hi = to.getTime();
+    if (hi <= lo) return false;
+    // Only the day files of [from, to) can hold such an event.
+    const first = localDate(new Date(lo));
+    const last = localDate(new Date(hi - 1));
+    const accept = (e: JournalEvent) => {
+      if (e.kind !== kind) return false;
+      const t = Date.parse(e.at);
+      return t >= lo && t < hi;
+    };
+    for (const name of await this.namesSince(options.since, 'newest')) {
+      const day = name.slice(0, 10);
+      if (day > last) continue;
+      if (day < first) break;
+      if (this.scan(await this.files.read(name), name, `"kind":${JSON.stringify(kind)}`, accept, true)) return true;
+    }
+    return false;
+  }
+
+  /** The time (`at`) of the journal's first event at or after `since`, as a sorted read would give it. */
+  async earliestAt(options: { readonly since: Date }): Promise<string | undefined> {
+    const since = options.since.getTime();
+    let earliest: string | undefined;
+    for (const name of await this.namesSince(options.since, 'oldest')) {
+      // Every event in this file and the later ones is at or after the file's day.
+      if (earliest !== undefined && Date.parse(earliest) < dayBounds(name).start) break;
+      const read = parseJournalText((await this.files.read(name)).toString('utf8'), this.where(name));
+      this.report(read.problems);
+      for (const e of read.events) if (Date.parse(e.at) >= since && (earliest === undefined || e.at < earliest)) earliest = e.at;
+    }
+    return earliest;
+  }
+
+  private async latest(needle: string, accept: (e: JournalEvent) => boolean, sinceDate: Date): Promise<JournalEvent | undefined> {
+    const since = sinceDate.getTime();
+    let best: JournalEvent | undefined;
+    for (const name of await this.namesSince(sinceDate, 'newest')) {
+      // Every event of this file (and the older ones) is before the file's next day.
+      if (best && Date.parse(best.at) >= dayBounds(name).end) break;
+      const found = this.scan(await this.files.read(name), name, needle, (e) => accept(e) && Date.parse(e.at) >= since, false);
+      // An equal time in an older file sorts before: the newer file's event stays.
+      if (found && (!best || found.at > best.at)) best = found;
+    }
+    return best;
+  }
+
+  private async namesSince(since: Date, order: 'newest' | 'oldest'): Promise<string[]> {
+    const first = localDate(since);
+    const names = (await this.files.names()).filter((n) => DAY_FILE.test(n) && n.slice(0, 10) >= first).sort();
+    return order === 'newest' ? names.reverse() : names;
+  }
+
+  /**
+   * Search one file from its end for lines holding `needle` and parse only those. With `first`,
+   * return the first (last-written) accepted event; otherwise the accepted event with the latest
+   * `at`, a later line winning a tie.
+   */
+  private scan(buffer: Buffer, name: string, needle: string, accept: (e: JournalEvent) => boolean, first: boolean): JournalEvent | undefined {
+    const bytes = Buffer.from(needle, 'utf8');
+    const unterminated = buffer.length > 0 && buffer[buffer.length - 1] !== NEWLINE;
+    let best: JournalEvent | undefined;
+    let from = buffer.length - bytes.length;
+    while (from >= 0) {
+      const hit = buffer.lastIndexOf(bytes, from);
+      if (hit < 0) break;
+      const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
+      const newline = buffer.indexOf(NEWLINE, hit);
+      const end = newline < 0 ? buffer.length : newline;
+      const parsed = parseJournalLine(buffer.toString('utf8', start, end), this.where(name), 0, unterminated && newline < 0);
+      if (parsed.problem) this.report([{ ...parsed.problem, line: lineNumber(buffer, start) }]);
+      const event = parsed.event;
+      if (event && accept(event)) {
+        if (first) return event;
+        if (!best || event.at > best.at) best = event;
+      }
+      // The next match must end before this line's newline.
+      from = start - 1 - bytes.length;
+    }
+    return best;
+  }
+
+  private where(name: string): string {
+    return this.files.dir !== undefined ? path.join(this.files.dir, name) : name;
+  }
+
+  private report(problems: readonly JournalProblem[]): void {
+    for (const p of problems) {
+      const key = `${p.file}:${p.line}`;
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
+      this.problems.push(p);
+    }
+  }
+}
+
+/** 1-based number of the line starting at `offset` (only computed for a problem). */
+function lineNumber(buffer: Buffer, offset: number): number {
+  let n = 1;
+  for (let i = buffer.indexOf(NEWLINE); i >= 0 && i < offset; i = buffer.indexOf(NEWLINE, i + 1)) n += 1;
+  return n;
+}
+
+/** The bounded lookup over a file journal; undefined for the no-op journal (or one without a folder). */
+export function lookupOf(journal: Journal): JournalLookup | undefined {
+  return journal.enabled && journal.dir !== undefined ? new JournalLookup(dayFilesOf(journal.dir)) : undefined;
+}

@@ -12,9 +12,8 @@ import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, type RunJob } from './round/spawner.js';
 import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
-import { openJournal } from './journal/index.js';
-import { costFromLog } from './provenance/cost.js';
-import { updateManifestFile } from './provenance/manifest.js';
+// The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
+// only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
 function note(logFile: string, line: string): void {
   fs.appendFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
@@ -99,6 +98,11 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
   const p = job.provenance;
   if (!p) return;
   try {
+    const [{ openJournal }, { costFromLog }, { updateManifestFile }] = await Promise.all([
+      import('./journal/index.js'),
+      import('./provenance/cost.js'),
+      import('./provenance/manifest.js'),
+    ]);
     const cost = p.cost ? await costFromLog(job.logFile, p.cost) : undefined;
     if (p.manifest) {
       await updateManifestFile(p.manifest, {

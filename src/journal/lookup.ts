@@ -191,6 +191,12 @@ export class JournalLookup {
   private scan(buffer: Buffer, name: string, needle: string, accept: (e: JournalEvent) => boolean, first: boolean): JournalEvent | undefined {
     const bytes = Buffer.from(needle, 'utf8');
     const unterminated = buffer.length > 0 && buffer[buffer.length - 1] !== NEWLINE;
+    if (unterminated) {
+      // A crash's torn last line is worth a warning whatever it holds.
+      const start = buffer.lastIndexOf(NEWLINE) + 1;
+      const { problem } = parseJournalLine(buffer.toString('utf8', start), this.where(name), 0, true);
+      if (problem) this.report([{ ...problem, line: lineNumber(buffer, start) }]);
+    }
     let best: JournalEvent | undefined;
     let from = buffer.length - bytes.length;
     while (from >= 0) {

@@ -1,4 +1,4 @@
-import { normalize, occursIn } from './normalize.js';
+import { normalize } from './normalize.js';
 
 /** What matching needs of a profile: already-normalized strings, computed once per round. */
 export interface MatchableProfile {
@@ -58,16 +58,17 @@ export function matchCard(
     return { kind: 'unmatched', reason: `no profile has function "${card.function}"` };
   }
   const request = normalize(card.request);
+  const found = findDescriptors(candidates, request);
   let best = -1;
   let winners: { profile: string; descriptor: string }[] = [];
   const refused: string[] = [];
-  for (const profile of candidates) {
-    if (profile.refuses.some((d) => occursIn(d, request))) {
+  for (const position of found.positions) {
+    const profile = candidates[position]!;
+    if (found.refused.has(position)) {
       refused.push(profile.name);
       continue;
     }
-    let longest = '';
-    for (const d of profile.handles) if (d.length > longest.length && occursIn(d, request)) longest = d;
+    const longest = found.longest.get(position)?.descriptor ?? '';
     if (longest === '') continue;
     if (longest.length > best) {
       best = longest.length;
@@ -93,4 +94,73 @@ export function matchCard(
     kind: 'unmatched',
     reason: `no "${card.function}" profile handles this request${refusedNote}: a profile needs a new descriptor, or this is the next agent to write`,
   };
+}
+
+/**
+ * The descriptors of one function's profiles as a trie of words. A normalized request is words
+ * joined by single spaces, so "descriptor occurs on word boundaries" (`occursIn`) is exactly
+ * "its words are consecutive words of the request": one walk from each word of the request
+ * finds every descriptor that occurs, instead of scanning the request once per descriptor
+ * (cards × descriptors `indexOf`s a round). A descriptor that is not normalized can never occur
+ * in a normalized request either way (its empty words match no word). Built once per group and
+ * round (the index is rebuilt every round), kept only as long as the group is.
+ */
+interface TrieNode {
+  readonly next: Map<string, TrieNode>;
+  /** Descriptors ending here: candidate position, refuses or handles, index in its list. */
+  readonly ends: { position: number; refuses: boolean; order: number; descriptor: string }[];
+}
+
+const tries = new WeakMap<readonly MatchableProfile[], TrieNode>();
+
+function trieOf(candidates: readonly MatchableProfile[]): TrieNode {
+  let root = tries.get(candidates);
+  if (root) return root;
+  root = { next: new Map(), ends: [] };
+  candidates.forEach((profile, position) => {
+    const add = (descriptor: string, refuses: boolean, order: number) => {
+      if (descriptor === '') return;
+      let node = root!;
+      for (const word of descriptor.split(' ')) {
+        let child = node.next.get(word);
+        if (!child) node.next.set(word, (child = { next: new Map(), ends: [] }));
+        node = child;
+      }
+      node.ends.push({ position, refuses, order, descriptor });
+    };
+    profile.refuses.forEach((d, i) => add(d, true, i));
+    profile.handles.forEach((d, i) => add(d, false, i));
+  });
+  tries.set(candidates, root);
+  return root;
+}
+
+/**
+ * For one normalized request: which candidates a `refuses` descriptor eliminates, and each
+ * candidate's longest matching `handles` descriptor (the first in its list among equals, as a
+ * scan in list order finds), with the positions involved in candidate order.
+ */
+function findDescriptors(candidates: readonly MatchableProfile[], request: string) {
+  const refused = new Set<number>();
+  const longest = new Map<number, { descriptor: string; order: number }>();
+  const root = trieOf(candidates);
+  const words = request === '' ? [] : request.split(' ');
+  for (let i = 0; i < words.length; i += 1) {
+    let node = root.next.get(words[i]!);
+    for (let j = i + 1; node; j += 1) {
+      for (const end of node.ends) {
+        if (end.refuses) {
+          refused.add(end.position);
+          continue;
+        }
+        const current = longest.get(end.position);
+        if (!current || end.descriptor.length > current.descriptor.length || (end.descriptor.length === current.descriptor.length && end.order < current.order)) {
+          longest.set(end.position, { descriptor: end.descriptor, order: end.order });
+        }
+      }
+      node = j < words.length ? node.next.get(words[j]!) : undefined;
+    }
+  }
+  const positions = [...new Set([...refused, ...longest.keys()])].sort((a, b) => a - b);
+  return { refused, longest, positions };
 }

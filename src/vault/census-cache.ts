@@ -11,7 +11,7 @@ import { readParsed } from './read-card.js';
  * never cached. Every round still lists every folder (a profile copied in or a card moved out is
  * seen by the very next round) and takes one `lstat` of every file it lists, straight from the
  * filesystem. What is remembered is the result of a pure function, bytes → parsed front matter,
- * keyed by that file's identity and state: device, inode, size, mtime and ctime (nanoseconds).
+ * keyed by that file's identity and state: device, inode, size, mtime and ctime.
  * Any write to a file changes its mtime and ctime; a replacement (rename over it, an editor's
  * save-by-rename, a sync tool) changes its inode or ctime; a `touch -r` or `utimes` that resets
  * mtime still moves ctime, which nothing can set back. So an unchanged key means unchanged bytes,
@@ -91,13 +91,14 @@ export class CensusCache {
   /** `readParsed`, answered from memory when the file's identity and state are unchanged. */
   async read<S extends z.ZodType>(absolute: string, shown: string, schema: S): Promise<Parsed<z.output<S>>> {
     const now = this.clock();
-    const stat = fs.lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+    const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
     if (!stat || !stat.isFile()) {
       this.entries.delete(absolute);
       this.stats.misses += 1;
       return readParsed(absolute, shown, schema);
     }
-    const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    // Times as float milliseconds keep sub-microsecond precision at today's epoch.
+    const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
     const entry = this.entries.get(absolute);
     if (entry && entry.key === key && entry.shown === shown && entry.schema === schema) {
       entry.seen = this.round;
@@ -108,7 +109,7 @@ export class CensusCache {
     // Read after the stat: the bytes are at least as new as the key they are filed under, so a
     // change racing the read can only make the next round's key differ (and read again).
     const parsed = await readParsed(absolute, shown, schema);
-    const settled = Number(stat.ctimeNs / 1_000_000n) <= now - this.racyMs;
+    const settled = stat.ctimeMs <= now - this.racyMs;
     const vanished = !parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read');
     if (settled && !vanished) this.entries.set(absolute, { key, shown, schema, parsed, seen: this.round });
     else this.entries.delete(absolute);

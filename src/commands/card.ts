@@ -117,7 +117,7 @@ export async function archiveCommand(options: GlobalOptions & { olderThan?: stri
   const lock = await acquireRoundLock(ctx.layout.kanban, (error) => env.logger.error({ err: error }, 'round lock compromised')).catch((error: Error) => {
     throw new RoundError(`cannot take the round lock in ${ctx.layout.kanban}: ${error.message}`);
   });
-  if (!lock.acquired) throw new RoundError('a round is running on this vault: archive again later (nothing was moved)');
+  if (!lock.acquired) throw new RoundError(`a round is running on this vault (${lock.reason}): archive again later (nothing was moved)`);
   let result: ArchiveResult;
   try {
     result = await archiveCards(ctx.layout, ctx.now, olderThanMs);

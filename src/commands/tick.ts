@@ -9,8 +9,8 @@ export async function tickCommand(options: GlobalOptions, env: CommandEnv, spawn
   const result = await runLockedRound(prepared, env.logger, spawner, 'tick');
   if (result.skipped) {
     const who = result.holder ? `pid ${result.holder.pid} on ${result.holder.host} since ${result.holder.since}` : 'another round';
-    if (options.json) env.stdout(`${JSON.stringify({ skipped: true, reason: 'lock held', holder: result.holder ?? null })}\n`);
-    else env.stdout(`tick skipped: a round is already running on this vault (${who})\n`);
+    if (options.json) env.stdout(`${JSON.stringify({ skipped: true, reason: 'lock held', holder: result.holder ?? null, detail: result.reason ?? null })}\n`);
+    else env.stdout(`tick skipped: a round is already running on this vault (${who})${result.reason ? `: ${result.reason}` : ''}\n`);
     return 0;
   }
   const { plan, transitions } = result;

@@ -20,7 +20,7 @@ export interface LockedRoundInput {
 }
 
 export type LockedRoundResult =
-  | { readonly skipped: true; readonly holder?: LockOwner }
+  | { readonly skipped: true; readonly holder?: LockOwner; readonly reason?: string }
   | { readonly skipped: false; readonly plan: Plan; readonly transitions: Transition[]; readonly tookOverFrom?: LockOwner };
 
 /**
@@ -40,10 +40,14 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
     throw new RoundError(`cannot take the round lock in ${layout.kanban}: ${error.message}`);
   });
   if (!lock.acquired) {
-    logger.info({ holder: lock.holder }, `round lock held: skipping this ${by === 'tick' ? 'tick' : 'round'}`);
-    return { skipped: true, ...(lock.holder ? { holder: lock.holder } : {}) };
+    logger.info({ holder: lock.holder, reason: lock.reason }, `round lock held: skipping this ${by === 'tick' ? 'tick' : 'round'}`);
+    return { skipped: true, reason: lock.reason, ...(lock.holder ? { holder: lock.holder } : {}) };
   }
-  if (lock.tookOverFrom) logger.warn({ previous: lock.tookOverFrom }, 'took over the round lock of a dead process');
+  const tookOverFrom = lock.tookOver?.from;
+  if (lock.tookOver) {
+    const dead = lock.tookOver.why.startsWith('its holder');
+    logger.warn({ previous: tookOverFrom, why: lock.tookOver.why }, dead ? 'took over the round lock of a dead process' : 'took over a stale round lock');
+  }
   try {
     const plan = await planFromVault({ board, layout, now }, input.cache);
     for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
@@ -51,7 +55,7 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
     const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);
     if (compromised) throw new RoundError(`the round lock was lost during the round: ${compromised.message}`);
     await recordLastRound(board, logger, { time: now.toISOString(), outcome: 'ok', by, vault: layout.root, counts: roundCounts(plan, transitions) });
-    return { skipped: false, plan, transitions, ...(lock.tookOverFrom ? { tookOverFrom: lock.tookOverFrom } : {}) };
+    return { skipped: false, plan, transitions, ...(tookOverFrom ? { tookOverFrom } : {}) };
   } catch (error) {
     await recordLastRound(board, logger, { time: now.toISOString(), outcome: 'failed', by, vault: layout.root, error: (error as Error).message });
     throw error;

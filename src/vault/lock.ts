@@ -1,47 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import fsCallback from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { writeFileAtomic } from './atomic-write.js';
+import { createFileExclusive } from './atomic-write.js';
 
 /**
- * The round's lock: one round at a time per vault, for ticks and watchers on any host sharing
- * it. proper-lockfile keeps the lock fresh (mtime) while held; beside it an owner file records
- * pid and host, so a lock left by a process that died on this host is taken over at once
- * instead of after the stale period. The claim itself never relies on the lock: claiming is an
- * exclusive move, so even two overlapping rounds could not claim one card twice.
+ * The round's lock: one round at a time per vault, for ticks and watchers on any host sharing it.
+ *
+ * Layout. `KANBAN/.board.lock/` is proper-lockfile's lock folder (created with mkdir, its mtime
+ * refreshed while held); `KANBAN/.board.lock/owner.json` inside it records pid, host and a random
+ * token. Lock and owner are one thing: the owner is written (exclusively, never torn) between the
+ * mkdir and proper-lockfile's first mtime probe, inside the folder, so nothing can remove one
+ * without the other and a holder never "acquires" without its owner on disk.
+ *
+ * Takeover. A lock is never removed in place. Whoever retires a lock (a dead holder on this host,
+ * at once; a stale one, by proper-lockfile's mtime rule, after `stale`) renames the whole folder to
+ * a tombstone named after the owner's token, `KANBAN/.board.lock.<token>.retired`, and only then
+ * competes for a fresh mkdir like everyone else. rename(2) onto a non-empty folder fails, and the
+ * tombstone keeps the dead owner's file, so a second process that judged the same dead lock and
+ * comes late finds the tombstone taken and renames nothing: it can never move the fresh lock that
+ * the first one (or anyone) has created since. That is the race the old remove-then-mkdir had
+ * (and proper-lockfile's own stale path has, upstream issue #121). Tombstones are kept an hour
+ * so a late retirer still bumps into them, then pruned by the next holder.
+ *
+ * proper-lockfile is given an `fs` whose `mkdir` writes the owner, whose `rmdir` of the lock folder
+ * is this tombstone retirement (its stale path, used for other hosts' locks) or, for our own lock,
+ * a token-checked removal (release; `rmdirSync` on process exit), and whose other calls are plain.
+ * The claim itself never relies on the lock: claiming is an exclusive move, so even two overlapping
+ * rounds could not claim one card twice.
  */
 
 export interface LockOwner {
   readonly pid: number;
   readonly host: string;
   readonly since: string;
+  /** Unique per acquisition; absent only in a hand-written or foreign owner file. */
+  readonly token?: string;
+}
+
+export interface LockOptions {
+  /** Staleness for locks this host cannot judge by pid. Tests pass a short one; production keeps 30 s. */
+  readonly staleMs?: number;
 }
 
 export type LockResult =
-  | { acquired: true; release: () => Promise<void>; tookOverFrom?: LockOwner }
-  | { acquired: false; holder?: LockOwner };
+  | { acquired: true; release: () => Promise<void>; tookOver?: { readonly from?: LockOwner; readonly why: string } }
+  | { acquired: false; holder?: LockOwner; reason: string };
 
-const STALE_MS = 30_000;
+export const STALE_MS = 30_000;
+/** An owner-less lock younger than this is someone between mkdir and writing its owner. */
+const OWNERLESS_GRACE_MS = 5_000;
+const TOMBSTONE_KEEP_MS = 60 * 60_000;
+const TOMBSTONE = /^\.board\.lock\.(?:[0-9a-f]{16}|x\d+)\.retired$/;
 
-export function lockPaths(kanbanDir: string): { target: string; lock: string; owner: string } {
-  return {
-    target: kanbanDir,
-    lock: path.join(kanbanDir, '.board.lock'),
-    owner: path.join(kanbanDir, '.board.lock.owner.json'),
-  };
+export interface LockPaths {
+  readonly target: string;
+  readonly lock: string;
+  readonly owner: string;
 }
 
-export async function readLockOwner(ownerFile: string): Promise<LockOwner | undefined> {
+export function lockPaths(kanbanDir: string): LockPaths {
+  const lock = path.join(kanbanDir, '.board.lock');
+  return { target: kanbanDir, lock, owner: path.join(lock, 'owner.json') };
+}
+
+/** Where boards before this one kept the owner, beside the folder: removed by the next holder. */
+const LEGACY_OWNER = '.board.lock.owner.json';
+
+function tombstoneOf(kanbanDir: string, id: string): string {
+  return path.join(kanbanDir, `.board.lock.${id}.retired`);
+}
+
+export function isTombstoneName(name: string): boolean {
+  return TOMBSTONE.test(name);
+}
+
+function parseOwner(text: string): LockOwner | undefined {
   try {
-    const data = JSON.parse(await fs.readFile(ownerFile, 'utf8')) as Partial<LockOwner>;
+    const data = JSON.parse(text) as Partial<LockOwner>;
     if (typeof data.pid === 'number' && typeof data.host === 'string') {
-      return { pid: data.pid, host: data.host, since: String(data.since ?? '') };
+      return { pid: data.pid, host: data.host, since: String(data.since ?? ''), ...(typeof data.token === 'string' ? { token: data.token } : {}) };
     }
   } catch {
-    // Missing or torn owner file: fall back to proper-lockfile's staleness rule.
+    // A foreign or hand-edited file: no owner we can judge by pid.
   }
   return undefined;
+}
+
+/** The owner recorded in a lock (or tombstone) folder; undefined when missing or unreadable. */
+export async function readLockOwner(ownerFile: string): Promise<LockOwner | undefined> {
+  return (await readOwnerFile(ownerFile)).owner;
+}
+
+async function readOwnerFile(ownerFile: string): Promise<{ file: boolean; owner?: LockOwner }> {
+  try {
+    const owner = parseOwner(await fs.readFile(ownerFile, 'utf8'));
+    return { file: true, ...(owner ? { owner } : {}) };
+  } catch (error) {
+    if (isCode(error, 'ENOENT', 'ENOTDIR')) return { file: false };
+    throw error;
+  }
 }
 
 export function isProcessAlive(pid: number): boolean {
@@ -53,48 +113,312 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+function isCode(error: unknown, ...codes: string[]): boolean {
+  return codes.includes((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
+
+function ownerText(owner: LockOwner): string {
+  return `${JSON.stringify(owner)}\n`;
+}
+
+/** What is at the lock's path right now. */
+interface Look {
+  readonly ino: number;
+  readonly mtimeMs: number;
+  /** An owner file exists (readable or not). */
+  readonly ownerFile: boolean;
+  readonly owner?: LockOwner;
+}
+
+async function inspect(folder: string): Promise<Look | undefined> {
+  let stat;
+  try {
+    stat = await fs.stat(folder);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  const { file, owner } = await readOwnerFile(path.join(folder, 'owner.json'));
+  return { ino: stat.ino, mtimeMs: stat.mtimeMs, ownerFile: file, ...(owner ? { owner } : {}) };
+}
+
+/** A judge says why a lock may be retired, or undefined to keep it. */
+type Judge = (look: Look) => string | undefined;
+
+function deadHolder(look: Look): string | undefined {
+  const o = look.owner;
+  if (!o || o.host !== os.hostname() || o.pid === process.pid || isProcessAlive(o.pid)) return undefined;
+  return `its holder (pid ${o.pid} on ${o.host}) died`;
+}
+
+function staleLock(staleMs: number): Judge {
+  return (look) => {
+    const age = Date.now() - look.mtimeMs;
+    return age > staleMs ? `stale: not refreshed for ${Math.round(age / 1000)} s (limit ${staleMs / 1000} s)` : undefined;
+  };
+}
+
+type Retirement =
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'kept'; readonly look?: Look }
+  | { readonly kind: 'retired'; readonly look: Look; readonly why: string }
+  | { readonly kind: 'compromised'; readonly message: string };
+
+/**
+ * Retire the lock at `paths.lock` if `judge` says so: rename it to its tombstone, then check the
+ * tombstone holds what was judged. Never removes a lock in place.
+ *
+ * The tombstone is named after the judged owner's token, so the rename itself is the
+ * compare-and-swap: it succeeds only while no tombstone of that token exists, i.e. while nobody
+ * has retired the judged lock yet, and a lock folder appears at `.board.lock` only by mkdir into a
+ * free name, which needs the judged one retired first. So a successful rename moved the judged
+ * lock. The check after it is a second line for what that argument leaves out (a tombstone pruned
+ * under a retirer that stalled for an hour; an owner file without a token, named by inode): if the
+ * tombstone holds another lock, it is a live one that was grabbed, and it is put back by the
+ * reverse rename, at once, while `.board.lock` is almost surely still free (its holder's lock was
+ * missing for microseconds; proper-lockfile notices only if its refresh fell exactly then, and
+ * then reports it as compromised). If the name was taken meanwhile, the grabbed holder's next
+ * refresh finds a folder that is not its own and reports its lock compromised (its round stops
+ * with an error at the end); this process reports `compromised` and does not take the lock.
+ *
+ * An owner-less lock (a crash between mkdir and writing the owner, or a board from before the
+ * owner moved inside) can be judged by mtime only. Its retirer first writes its own marker as the
+ * owner (exclusive create), which gives the tombstone a token and a non-empty folder; a creator
+ * that was in fact still about to write its owner then fails to (EEXIST) and does not take the
+ * lock, so an owner-less folder is never a live holder's.
+ */
+async function retire(paths: LockPaths, judge: Judge): Promise<Retirement> {
+  let look: Look | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    look = await inspect(paths.lock);
+    if (!look) return { kind: 'gone' };
+    const why = judge(look);
+    if (!why) return { kind: 'kept', look };
+    let token = look.owner?.token;
+    if (!look.ownerFile) {
+      const marker: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: newToken() };
+      try {
+        await createFileExclusive(paths.owner, ownerText(marker));
+      } catch (error) {
+        if (isCode(error, 'EEXIST')) continue; // its owner (or another retirer's marker) just arrived: judge again
+        if (isCode(error, 'ENOENT')) return { kind: 'gone' };
+        throw error;
+      }
+      token = marker.token;
+    }
+    const id = token ?? `x${look.ino}`;
+    const tombstone = tombstoneOf(paths.target, id);
+    try {
+      await fs.rename(paths.lock, tombstone);
+    } catch (error) {
+      // Gone, or already retired by someone else (its tombstone exists): compete for the name.
+      if (isCode(error, 'ENOENT', 'EEXIST', 'ENOTEMPTY')) return { kind: 'gone' };
+      throw error;
+    }
+    const moved = await inspect(tombstone);
+    const same = moved !== undefined && (token ? moved.owner?.token === token : moved.ino === look.ino);
+    if (same) {
+      // A dead lock's mtime is old and rename keeps it: date the tombstone from now for pruning.
+      const now = new Date();
+      await fs.utimes(tombstone, now, now).catch(() => undefined);
+      return { kind: 'retired', look, why };
+    }
+    try {
+      await fs.rename(tombstone, paths.lock);
+      return { kind: 'kept', ...(moved ? { look: moved } : {}) };
+    } catch (error) {
+      const who = moved?.owner ? `pid ${moved.owner.pid} on ${moved.owner.host}` : 'an unknown holder';
+      return { kind: 'compromised', message: `retiring a dead lock moved the live lock of ${who} to ${tombstone} and could not put it back (${(error as Error).message})` };
+    }
+  }
+  return { kind: 'kept', ...(look ? { look } : {}) };
+}
+
+/** Remove our own lock: rename to our token's tombstone, check it is ours, delete it. */
+async function removeOwn(paths: LockPaths, token: string): Promise<void> {
+  const tombstone = tombstoneOf(paths.target, token);
+  try {
+    await fs.rename(paths.lock, tombstone);
+  } catch (error) {
+    if (isCode(error, 'ENOENT', 'EEXIST', 'ENOTEMPTY')) throw lost('at release the round lock was no longer ours (it was taken over)');
+    throw error;
+  }
+  if ((await readLockOwner(path.join(tombstone, 'owner.json')))?.token !== token) {
+    await fs.rename(tombstone, paths.lock).catch(() => undefined);
+    throw lost('at release the round lock was no longer ours (it was taken over); the holder\'s lock is left in place');
+  }
+  await fs.rm(tombstone, { recursive: true, force: true });
+}
+
+function removeOwnSync(paths: LockPaths, token: string): void {
+  const tombstone = tombstoneOf(paths.target, token);
+  try {
+    fsCallback.renameSync(paths.lock, tombstone);
+    const owner = parseOwner(fsCallback.readFileSync(path.join(tombstone, 'owner.json'), 'utf8'));
+    if (owner?.token !== token) {
+      fsCallback.renameSync(tombstone, paths.lock);
+      return;
+    }
+    fsCallback.rmSync(tombstone, { recursive: true, force: true });
+  } catch {
+    // On exit: nothing more can be done; a lock left behind is taken over as its holder is dead.
+  }
+}
+
+function lost(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ELOST' });
+}
+
+function newToken(): string {
+  return randomBytes(8).toString('hex');
+}
+
+interface AcquireState {
+  /** This acquisition created the lock folder (and its owner): rmdir now means "remove ours". */
+  created: boolean;
+  /** What proper-lockfile's stale path retired, if anything. */
+  staleRetirement?: Retirement;
+}
+
+/** The `fs` handed to proper-lockfile: plain, except mkdir and rmdir(Sync) of the lock folder. */
+function lockFs(paths: LockPaths, owner: LockOwner & { token: string }, state: AcquireState, staleMs: number): typeof fsCallback {
+  type Callback = (error?: NodeJS.ErrnoException | null) => void;
+  return {
+    ...fsCallback,
+    mkdir(target: string, callback: Callback) {
+      if (target !== paths.lock) return fsCallback.mkdir(target, callback);
+      fsCallback.mkdir(target, (error) => {
+        if (error) return callback(error);
+        createFileExclusive(paths.owner, ownerText(owner)).then(
+          () => {
+            state.created = true;
+            callback(null);
+          },
+          (writeError: NodeJS.ErrnoException) => {
+            // rmdir, not rm -r: it only removes the folder if it is still the empty one we made.
+            fsCallback.rmdir(target, () => {
+              if (isCode(writeError, 'EEXIST')) {
+                // A retirer judged the previous lock and wrote its marker into our fresh folder: it is
+                // about to retire it, so we do not hold the lock.
+                callback(Object.assign(new Error('Lock file is already being held'), { code: 'ELOCKED' }));
+              } else callback(writeError);
+            });
+          },
+        );
+      });
+    },
+    rmdir(target: string, callback: Callback) {
+      if (target !== paths.lock) return fsCallback.rmdir(target, callback);
+      if (state.created) {
+        removeOwn(paths, owner.token).then(() => callback(null), (error: NodeJS.ErrnoException) => callback(error));
+        return;
+      }
+      // proper-lockfile judged the lock stale and wants it gone: retire it instead of rmdir-ing it.
+      // Whatever happened, it then tries one mkdir, which fails with ELOCKED if the name is taken.
+      retire(paths, staleLock(staleMs)).then(
+        (retirement) => {
+          state.staleRetirement = retirement;
+          callback(null);
+        },
+        (error: NodeJS.ErrnoException) => callback(error),
+      );
+    },
+    rmdirSync(target: string) {
+      if (target !== paths.lock) return fsCallback.rmdirSync(target);
+      if (state.created) removeOwnSync(paths, owner.token);
+    },
+  } as unknown as typeof fsCallback;
+}
+
+/**
+ * Take the round lock, or say who holds it and why it was not taken over. A lock whose holder died
+ * on this host is taken over at once; any other (another host's, or one without an owner) once
+ * stale by proper-lockfile's rule: its mtime not refreshed for `staleMs`.
+ */
 export async function acquireRoundLock(
   kanbanDir: string,
   onCompromised: (error: Error) => void,
+  options: LockOptions = {},
 ): Promise<LockResult> {
+  const staleMs = options.staleMs ?? STALE_MS;
   const paths = lockPaths(kanbanDir);
-  const options = {
+  const owner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: newToken() };
+  const state: AcquireState = { created: false };
+  const lockOptions = {
     lockfilePath: paths.lock,
     realpath: false,
-    stale: STALE_MS,
-    update: STALE_MS / 3,
+    stale: staleMs,
+    update: staleMs / 3,
     retries: 0,
+    fs: lockFs(paths, owner, state, staleMs),
     // The default throws from a timer and would crash the process; report instead.
     onCompromised,
   };
-  let tookOverFrom: LockOwner | undefined;
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(paths.target, options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    const holder = await readLockOwner(paths.owner);
-    if (!holder || holder.host !== os.hostname() || holder.pid === process.pid || isProcessAlive(holder.pid)) {
-      return { acquired: false, ...(holder ? { holder } : {}) };
-    }
-    // The holder died on this host: take the lock over now rather than after the stale period.
-    await fs.rmdir(paths.lock).catch(() => undefined);
+  const attempt = async (): Promise<(() => Promise<void>) | undefined> => {
     try {
-      release = await lockfile.lock(paths.target, options);
-    } catch (retryError) {
-      if ((retryError as NodeJS.ErrnoException).code === 'ELOCKED') return { acquired: false, holder: (await readLockOwner(paths.owner)) ?? holder };
-      throw retryError;
+      return await lockfile.lock(paths.target, lockOptions);
+    } catch (error) {
+      if (isCode(error, 'ELOCKED')) return undefined;
+      throw error;
     }
-    tookOverFrom = holder;
+  };
+
+  let release = await attempt();
+  let retirement: Retirement | undefined = state.staleRetirement;
+  if (!release && retirement?.kind !== 'compromised') {
+    // Held and not stale: is its holder a dead process of this host?
+    retirement = await retire(paths, deadHolder);
+    if (retirement.kind === 'retired' || retirement.kind === 'gone') release = await attempt();
   }
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  await writeFileAtomic(paths.owner, `${JSON.stringify(owner)}\n`);
+  if (!release) {
+    if (retirement?.kind === 'compromised') return { acquired: false, reason: retirement.message };
+    const look = await inspect(paths.lock);
+    return { acquired: false, ...(look?.owner ? { holder: look.owner } : {}), reason: heldReason(look, staleMs) };
+  }
+
+  const retired = [state.staleRetirement, retirement].find((r) => r?.kind === 'retired') as Extract<Retirement, { kind: 'retired' }> | undefined;
+  await pruneTombstones(kanbanDir);
+  await fs.rm(path.join(kanbanDir, LEGACY_OWNER), { force: true }).catch(() => undefined);
   return {
     acquired: true,
-    ...(tookOverFrom ? { tookOverFrom } : {}),
+    ...(retired ? { tookOver: { ...(retired.look.owner ? { from: retired.look.owner } : {}), why: retired.why } } : {}),
     release: async () => {
-      await fs.rm(paths.owner, { force: true });
-      await release();
+      try {
+        await release();
+      } catch (error) {
+        // After a compromise proper-lockfile forgets the lock; remove it if it is still ours.
+        if (isCode(error, 'ERELEASED')) await removeOwn(paths, owner.token);
+        else throw error;
+      }
     },
   };
+}
+
+/** Why a held lock was left alone, in words for the tick's output. */
+function heldReason(look: Look | undefined, staleMs: number): string {
+  if (!look) return 'another round took the lock at this very moment';
+  const age = Math.max(0, Math.round((Date.now() - look.mtimeMs) / 1000));
+  const limit = `${staleMs / 1000} s`;
+  const o = look.owner;
+  if (o && o.host === os.hostname()) {
+    return isProcessAlive(o.pid)
+      ? `held by pid ${o.pid} on this host, which is running (since ${o.since})`
+      : `held by pid ${o.pid} on this host, which has died: another round is taking it over`;
+  }
+  if (o) return `held by pid ${o.pid} on ${o.host} since ${o.since}; refreshed ${age} s ago, taken over once not refreshed for ${limit}`;
+  if (!look.ownerFile && Date.now() - look.mtimeMs < OWNERLESS_GRACE_MS) return 'another round is taking the lock (its owner is not recorded yet)';
+  return (
+    `the lock ${look.ownerFile ? 'has an unreadable owner record' : 'has no owner record (a crash between creating it and recording its owner, or an older board)'}: ` +
+    `judged by staleness only, it is taken over once not refreshed for ${limit} (last ${age} s ago)`
+  );
+}
+
+/** Tombstones older than an hour: nobody still acting on the lock they held can bump into them. */
+async function pruneTombstones(kanbanDir: string): Promise<void> {
+  const names = await fs.readdir(kanbanDir).catch(() => [] as string[]);
+  for (const name of names.filter(isTombstoneName)) {
+    const folder = path.join(kanbanDir, name);
+    const stat = await fs.stat(folder).catch(() => undefined);
+    if (stat?.isDirectory() && Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) > TOMBSTONE_KEEP_MS) await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  }
 }

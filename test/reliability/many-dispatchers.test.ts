@@ -35,7 +35,7 @@ describe('many dispatchers on one board', () => {
         if (by.done.length === CARDS) break;
         if (by.done.length !== last) [last, lastChange] = [by.done.length, Date.now()];
         if (Date.now() - lastChange > 30_000) {
-          const lock = path.join(board.vault, 'KANBAN/.board.lock.owner.json');
+          const lock = path.join(board.vault, 'KANBAN/.board.lock/owner.json');
           const owner = fs.existsSync(lock) ? fs.readFileSync(lock, 'utf8') : 'none';
           throw new Error(`stalled: ${by.pending.length} pending, ${by['in-progress'].length} in progress, ${by.done.length} done; lock owner ${owner}; lock dir ${fs.existsSync(path.join(board.vault, 'KANBAN/.board.lock'))}\n${watchers.map((w) => w.output.stderr.split('\n').slice(-4).join('\n')).join('\n--\n')}`);
         }

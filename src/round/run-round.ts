@@ -8,6 +8,7 @@ import { roundJournalOf, tickJournal } from './journal-round.js';
 import { readSnapshot } from './read-snapshot.js';
 import { reclaimZombies } from './reclaim-zombies.js';
 import { repairDoubleLinks } from './repair-double-links.js';
+import { sweepTempFiles } from './sweep-temp-files.js';
 import { writeScheduled } from './write-scheduled.js';
 import type { CensusCache } from '../vault/census-cache.js';
 
@@ -58,6 +59,8 @@ export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transi
   await run(blockCards(round, plan.blocked));
   await run(dispatchCards(round, plan.dispatch));
   await run(reclaimZombies(round, plan.zombies));
+  // Temp files a crash left behind (older than an hour): removed and logged, never a transition.
+  await sweepTempFiles(round);
   await journal.census(plan);
   return transitions;
 }

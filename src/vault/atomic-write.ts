@@ -8,6 +8,13 @@ function tempPathFor(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/** Exactly the names `tempPathFor` makes: `.<name>.<pid>.<8 hex>.tmp`. */
+const TEMP_NAME = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+export function isBoardTempName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
+
 async function writeTemp(target: string, text: string): Promise<string> {
   const temp = tempPathFor(target);
   const handle = await fs.open(temp, 'wx', 0o644);

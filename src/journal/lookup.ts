@@ -13,8 +13,8 @@ import { parseJournalLine, parseJournalText, type Journal, type JournalProblem }
  *   match: every event in an older file has an earlier `at` (a day file is its events' local
  *   date), so nothing older can be later. A card active today costs today's file, not 92 days.
  * - Inside a file, only lines holding the searched bytes (the card name as JSON, the id, the
- *   kind) are decoded and parsed, found from the end with `Buffer.lastIndexOf`; every other line
- *   is never split, decoded or parsed. The whole file is searched, because lines are in append
+ *   kind) are decoded and parsed, found with `Buffer.indexOf`; every other line is never split,
+ *   decoded or parsed. The whole file is searched, because lines are in append
  *   order and `at` may disagree with it (`--now`, a round's start time vs. a worker's clock);
  *   the latest `at` wins, and on a tie the later line, exactly as the sorted read does.
  * - A miss (a card with no event in the window) still searches every day file of the window,
@@ -184,9 +184,10 @@ export class JournalLookup {
   }
 
   /**
-   * Search one file from its end for lines holding `needle` and parse only those. With `first`,
-   * return the first (last-written) accepted event; otherwise the accepted event with the latest
-   * `at`, a later line winning a tie.
+   * Search one file for lines holding `needle` and parse only those. With `first`, return the
+   * first accepted event found; otherwise the accepted event with the latest `at`, a later line
+   * winning a tie (the order a stable sort by `at` leaves). The search runs forward: the whole
+   * file is searched either way, and `Buffer.indexOf` is ~10× faster than `lastIndexOf`.
    */
   private scan(buffer: Buffer, name: string, needle: string, accept: (e: JournalEvent) => boolean, first: boolean): JournalEvent | undefined {
     const bytes = Buffer.from(needle, 'utf8');
@@ -198,9 +199,9 @@ export class JournalLookup {
       if (problem) this.report([{ ...problem, line: lineNumber(buffer, start) }]);
     }
     let best: JournalEvent | undefined;
-    let from = buffer.length - bytes.length;
-    while (from >= 0) {
-      const hit = buffer.lastIndexOf(bytes, from);
+    let from = 0;
+    for (;;) {
+      const hit = buffer.indexOf(bytes, from);
       if (hit < 0) break;
       const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
       const newline = buffer.indexOf(NEWLINE, hit);
@@ -210,10 +211,11 @@ export class JournalLookup {
       const event = parsed.event;
       if (event && accept(event)) {
         if (first) return event;
-        if (!best || event.at > best.at) best = event;
+        if (!best || event.at >= best.at) best = event;
       }
-      // The next match must end before this line's newline.
-      from = start - 1 - bytes.length;
+      if (newline < 0) break;
+      // One parse per line, however often the line holds the needle.
+      from = newline + 1;
     }
     return best;
   }

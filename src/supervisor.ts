@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
-import { SUPERVISOR_JOB_VAR, type RunJob } from './round/spawner.js';
+import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
 import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
@@ -31,13 +31,18 @@ function claimStillHeld(job: RunJob): string | undefined {
 }
 
 async function main(): Promise<number> {
-  const raw = process.env[SUPERVISOR_JOB_VAR];
+  // A spare started ahead by `board watch` gets its job (worker environment included) on stdin;
+  // its own environment is only PATH. An end of input with no job (the watcher stopped or died)
+  // means there is nothing to supervise.
+  const spare = process.env[SUPERVISOR_SPARE_VAR] === '1';
+  const raw = spare ? await readStdin() : process.env[SUPERVISOR_JOB_VAR];
   if (!raw) {
+    if (spare) return 0;
     process.stderr.write('supervisor: started without a job; it is started by `board tick`\n');
     return 2;
   }
   const job = JSON.parse(raw) as RunJob;
-  const workerEnv = { ...process.env };
+  const workerEnv: NodeJS.ProcessEnv = spare ? { ...job.command.env } : { ...process.env };
   delete workerEnv[SUPERVISOR_JOB_VAR];
   fs.mkdirSync(path.dirname(job.logFile), { recursive: true });
 
@@ -126,6 +131,12 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
   } catch (error) {
     note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 main().then(

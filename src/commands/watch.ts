@@ -1,4 +1,4 @@
-import { supervisorSpawner, type Spawner } from '../round/spawner.js';
+import { warmSupervisorSpawner, type Spawner } from '../round/spawner.js';
 import { startWatch } from '../watch/daemon.js';
 import { UsageError } from '../errors.js';
 import type { CommandEnv, GlobalOptions } from './common.js';
@@ -19,12 +19,21 @@ const FORCED_EXIT = 130;
  * the first SIGTERM/SIGINT finishes the round in flight, releases the lock and exits 0; a second
  * one forces the exit. Spawned workers are detached and left alone either way.
  */
-export async function watchCommand(options: WatchOptions, env: CommandEnv, spawner: Spawner = supervisorSpawner()): Promise<number> {
+export async function watchCommand(options: WatchOptions, env: CommandEnv, spawner?: Spawner): Promise<number> {
   if (options.now !== undefined) throw new UsageError('--now makes no sense for `board watch`: it runs on the real clock');
   const intervalMs = parseDurationOption('--interval', options.interval ?? '5m', 1_000);
   const debounceMs = parseDurationOption('--debounce', options.debounce ?? '500ms', 0);
   const pollIntervalMs = parseDurationOption('--poll-interval', options.pollInterval ?? '2s', 100);
-  const handle = await startWatch({ options, env, spawner }, { intervalMs, debounceMs, poll: options.poll === true, pollIntervalMs });
+  // A supervisor started one run ahead: a claim's worker does not wait for Node to start.
+  spawner ??= warmSupervisorSpawner();
+  let handle;
+  try {
+    handle = await startWatch({ options, env, spawner }, { intervalMs, debounceMs, poll: options.poll === true, pollIntervalMs });
+  } catch (error) {
+    spawner.close?.();
+    throw error;
+  }
+  const started = handle;
   return new Promise<number>((resolve) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -34,7 +43,8 @@ export async function watchCommand(options: WatchOptions, env: CommandEnv, spawn
         process.exit(FORCED_EXIT);
       }
       env.logger.info({ signal }, 'stopping: finishing the round in flight');
-      void handle.stop().then(() => {
+      void started.stop().then(() => {
+        spawner.close?.();
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
         resolve(0);

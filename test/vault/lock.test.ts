@@ -118,11 +118,11 @@ describe('round lock: concurrent takeovers', () => {
     for (let trial = 0; trial < 3; trial++) {
       const dir = kanban();
       plantLock(dir, { pid: DEAD_PID, host: os.hostname() });
-      const { results, log } = await race(dir, 8, 2000);
+      const { results, log } = await race(dir, 8, 4000);
       expectNoOverlap(log);
       const winners = results.filter((r) => r.acquired);
       // Everyone tried while the winner held the lock (else a late one may fairly win after it).
-      expect(Math.max(...results.map((r) => r.late))).toBeLessThan(1500);
+      expect(Math.max(...results.map((r) => r.late))).toBeLessThan(3500);
       expect(winners).toHaveLength(1);
       // The winner is not always the one that retired the dead lock: a retirer can lose the mkdir.
       expect(results.flatMap((r) => r.compromised)).toEqual([]);
@@ -139,10 +139,11 @@ describe('round lock: concurrent takeovers', () => {
     for (let trial = 0; trial < 2; trial++) {
       const dir = kanban();
       plantLock(dir, { pid: 4242, host: OTHER_HOST }, 60_000);
-      const { results, log } = await race(dir, 8, 2000, 5000);
+      // A stale limit long enough that a loaded CI machine never misses a refresh while holding.
+      const { results, log } = await race(dir, 8, 4000, 20_000);
       expectNoOverlap(log);
       const winners = results.filter((r) => r.acquired);
-      expect(Math.max(...results.map((r) => r.late))).toBeLessThan(1500);
+      expect(Math.max(...results.map((r) => r.late))).toBeLessThan(3500);
       expect(winners).toHaveLength(1);
       expect(results.flatMap((r) => r.compromised)).toEqual([]);
     }
@@ -151,7 +152,7 @@ describe('round lock: concurrent takeovers', () => {
   it.runIf(fs.existsSync(BUILT_LOCK))('of a stale lock without an owner: exactly one wins, none overlap', async () => {
     const dir = kanban();
     plantLock(dir, undefined, 60_000);
-    const { results, log } = await race(dir, 8, 2000, 5000);
+    const { results, log } = await race(dir, 8, 4000, 20_000);
     expectNoOverlap(log);
     expect(results.filter((r) => r.acquired)).toHaveLength(1);
     expect(results.flatMap((r) => r.compromised)).toEqual([]);

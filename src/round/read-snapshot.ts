@@ -165,19 +165,35 @@ async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inpu
     if (typeof c.value.destination === 'string') wanted.add(c.value.destination);
   }
   const root = await fs.realpath(layout.root);
+  const isInside = (real: string) => real === root || real.startsWith(root + path.sep);
+  // Most inputs share a few folders: resolve each folder once, then one lstat per input. A path
+  // that is itself a link is resolved in full below, so where it leads is still judged.
+  const folders = new Map<string, Promise<string | undefined>>();
+  const realFolder = (dir: string) => {
+    let real = folders.get(dir);
+    if (!real) folders.set(dir, (real = fs.realpath(dir).catch(() => undefined)));
+    return real;
+  };
   const facts = new Map<string, InputFact>();
   await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
     if (!isSafeVaultPath(rel)) {
       facts.set(rel, { exists: false, inside: false });
       return;
     }
+    const absolute = layout.absolute(rel);
+    const folder = await realFolder(path.dirname(absolute));
+    if (folder !== undefined) {
+      const stat = await fs.lstat(absolute).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : undefined));
+      if (stat === null) return void facts.set(rel, { exists: false, inside: isInside(folder) });
+      if (stat && !stat.isSymbolicLink()) return void facts.set(rel, { exists: true, inside: isInside(path.join(folder, path.basename(absolute))) });
+    }
     try {
-      const real = await fs.realpath(layout.absolute(rel));
-      facts.set(rel, { exists: true, inside: real === root || real.startsWith(root + path.sep) });
+      const real = await fs.realpath(absolute);
+      facts.set(rel, { exists: true, inside: isInside(real) });
     } catch {
       // A missing path is judged by its nearest existing folder (a folder linked out of the vault
       // leads out); a dangling link is as absent as a missing file until it resolves.
-      facts.set(rel, { exists: false, inside: await nearestFolderInside(layout.absolute(rel), root) });
+      facts.set(rel, { exists: false, inside: await nearestFolderInside(absolute, root) });
     }
   });
   return facts;

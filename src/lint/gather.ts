@@ -7,6 +7,7 @@ import { ConfigError, zodProblems } from '../errors.js';
 import { isCardFileName, VaultLayout } from '../vault/layout.js';
 import { mapLimit } from '../vault/read-card.js';
 import { isRecord, type CardDoc, type HarnessDoc, type LintInput, type ProfileDoc, type ReadDoc } from './types.js';
+import { isReachable } from '../vault/exists.js';
 
 export interface LintLocation {
   readonly config?: string | undefined;
@@ -66,25 +67,17 @@ async function entries(dir: string): Promise<import('node:fs').Dirent[]> {
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function readProfiles(layout: VaultLayout): Promise<ProfileDoc[]> {
   const dirs = (await entries(layout.agents)).filter((d) => d.isDirectory() && !d.name.startsWith('.'));
   const docs = await mapLimit(dirs, CONCURRENCY, async (d): Promise<ProfileDoc | undefined> => {
     const dir = path.join(layout.agents, d.name);
     const file = path.join(dir, 'PROFILE.md');
-    if (!(await exists(file))) return undefined;
+    if (!(await isReachable(file))) return undefined;
     const doc = await readFrontMatter(file, layout.relative(file));
     const skillsPresent = new Set<string>();
     for (const s of await entries(path.join(dir, 'skills'))) {
-      if (s.isDirectory() && (await exists(path.join(dir, 'skills', s.name, 'SKILL.md')))) skillsPresent.add(s.name);
+      if (s.isDirectory() && (await isReachable(path.join(dir, 'skills', s.name, 'SKILL.md')))) skillsPresent.add(s.name);
     }
     return { ...doc, skillsPresent };
   });
@@ -111,7 +104,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
   const docs: HarnessDoc[] = [];
   const guard = async (data: unknown): Promise<boolean | undefined> => {
     if (!isRecord(data) || typeof data.credential_guard !== 'string' || data.credential_guard.trim() === '') return undefined;
-    return exists(path.resolve(harnessesDir, data.credential_guard));
+    return isReachable(path.resolve(harnessesDir, data.credential_guard));
   };
   for (const e of await entries(harnessesDir)) {
     if (!e.isFile() || !/\.ya?ml$/.test(e.name)) continue;

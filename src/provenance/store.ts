@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isReachable } from '../vault/exists.js';
 
 /**
  * A content-addressed object store: `<logs>/objects/ab/cdef…` holds the bytes whose sha256 is
@@ -31,7 +32,7 @@ export class ObjectStore {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const hash = sha256(bytes);
     const target = this.pathOf(hash);
-    if (await exists(target)) return hash;
+    if (await isReachable(target)) return hash;
     await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = path.join(path.dirname(target), `.${hash.slice(2, 10)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     await fs.writeFile(temp, bytes, { flag: 'wx', mode: 0o444 });
@@ -59,15 +60,7 @@ export class ObjectStore {
   }
 
   async has(hash: string): Promise<boolean> {
-    return exists(this.pathOf(hash));
+    return isReachable(this.pathOf(hash));
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}

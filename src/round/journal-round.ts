@@ -161,8 +161,12 @@ export class RoundJournal {
     }
   }
 
-  /** Waiting and blocked verdicts, journaled only when they differ from the last ones journaled. */
-  async census(plan: Plan): Promise<void> {
+  /**
+   * Waiting and blocked verdicts, journaled only when they differ from the last ones journaled.
+   * With `only` (a partial round's cards), the plan speaks for those cards alone: every other
+   * card keeps its last verdict.
+   */
+  async census(plan: Plan, only?: ReadonlySet<string>): Promise<void> {
     if (!this.journal.enabled) return;
     const file = path.join(this.ctx.board.config.logsDir, 'verdicts.json');
     let previous: Record<string, string> = {};
@@ -173,6 +177,7 @@ export class RoundJournal {
       // First round with a journal, or an unreadable file: every verdict counts as new.
     }
     const next: Record<string, string> = {};
+    if (only) for (const [card, verdict] of Object.entries(previous)) if (!only.has(card)) next[card] = verdict;
     for (const w of plan.waiting) {
       next[w.card] = `waiting: ${w.reason}`;
       if (previous[w.card] !== next[w.card]) await this.verdict('census:waiting', w.card, w.reason, previous[w.card]);

@@ -1,6 +1,6 @@
 import { formatProblem, RoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Plan } from '../core/types.js';
+import type { Plan, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
 import { assertVault } from './read-snapshot.js';
@@ -17,6 +17,8 @@ export interface LockedRoundInput {
   readonly now: Date;
   /** `board watch` only: the stat-validated memo of the census's reads (see readSnapshot). */
   readonly cache?: CensusCache;
+  /** `board watch` only: sees the snapshot the round planned from (the profiles its fast path re-reads). */
+  readonly onSnapshot?: (snapshot: VaultSnapshot) => void;
 }
 
 export type LockedRoundResult =
@@ -49,7 +51,7 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
     logger.warn({ previous: tookOverFrom, why: lock.tookOver.why }, dead ? 'took over the round lock of a dead process' : 'took over a stale round lock');
   }
   try {
-    const plan = await planFromVault({ board, layout, now }, input.cache);
+    const plan = await planFromVault({ board, layout, now }, input.cache, input.onSnapshot);
     for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
     for (const p of [...plan.profileProblems, ...plan.templateProblems]) logger.error({ file: p.file, field: p.field, reason: p.reason }, formatProblem(p));
     const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);

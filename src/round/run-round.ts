@@ -1,5 +1,5 @@
 import { planRound } from '../core/plan.js';
-import type { Plan, RoundSettings } from '../core/types.js';
+import type { Plan, RoundSettings, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import { blockCards } from './block-cards.js';
 import type { RoundContext, Transition } from './context.js';
@@ -35,17 +35,32 @@ export function roundSettings(board: LoadedBoard): RoundSettings {
  * Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. Only
  * `board watch` passes a census cache (see readSnapshot).
  */
-export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache): Promise<Plan> {
+export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache, onSnapshot?: (snapshot: VaultSnapshot) => void): Promise<Plan> {
   const snapshot = await readSnapshot(ctx.layout, cache);
+  onSnapshot?.(snapshot);
   return planRound(snapshot, roundSettings(ctx.board), ctx.now);
 }
 
+export interface ExecuteOptions {
+  /**
+   * `board watch`'s partial round (see src/round/partial-round.ts): the plan covers only these
+   * pending cards. The round-wide bookkeeping is left to the next full round: no `tick:ran` (a
+   * partial round writes no scheduled instance, so it must not count as a tick for
+   * `schedule:skipped`), no skipped periods, no temp sweep; the census verdicts of these cards
+   * are merged into `verdicts.json` instead of replacing it.
+   */
+  readonly partialCards?: ReadonlySet<string>;
+}
+
 /** Execute a plan in the heartbeat's order: scheduled, blocks, dispatch, then zombies. */
-export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transition[]> {
+export async function executePlan(ctx: RoundContext, plan: Plan, options: ExecuteOptions = {}): Promise<Transition[]> {
   const round: RoundContext = ctx.journal ? ctx : { ...ctx, journal: tickJournal(ctx) };
   const journal = roundJournalOf(round);
-  await journal.skippedPeriods();
-  await journal.tick(plan);
+  const partial = options.partialCards;
+  if (!partial) {
+    await journal.skippedPeriods();
+    await journal.tick(plan);
+  }
   const transitions: Transition[] = [];
   // Each step's transitions are journaled before the next step runs: a card scheduled and
   // dispatched in one round gets its claim caused by its creation.
@@ -60,6 +75,10 @@ export async function executePlan(ctx: RoundContext, plan: Plan): Promise<Transi
   await run(dispatchCards(round, plan.dispatch));
   await run(reclaimZombies(round, plan.zombies));
   // Temp files a crash left behind (older than an hour): removed and logged, never a transition.
+  if (partial) {
+    await journal.census(plan, partial);
+    return transitions;
+  }
   await sweepTempFiles(round);
   await journal.census(plan);
   return transitions;

@@ -1,12 +1,14 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import { runLockedRound, type LockedRoundResult } from '../round/locked-round.js';
+import { runPartialRound } from '../round/partial-round.js';
 import type { Spawner } from '../round/spawner.js';
 import { CensusCache } from '../vault/census-cache.js';
 import { prepare, type CommandEnv, type GlobalOptions } from '../commands/common.js';
 import { RoundScheduler, type RoundOutcome, type RoundReason, type Timers } from './scheduler.js';
 import { VaultWatcher } from './vault-watcher.js';
 import type { WatchEvent } from './relevance.js';
+import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, type BatchChange } from './fast-path.js';
 
 export interface WatchSettings {
   readonly intervalMs: number;
@@ -20,7 +22,8 @@ export interface WatchSettings {
 /** Typed events, `noun:verb`, so tests await "the thing happened" instead of sleeping. */
 export interface WatchEvents {
   'round:start': [{ reason: RoundReason }];
-  'round:end': [{ reason: RoundReason; outcome: RoundOutcome; result?: LockedRoundResult; error?: Error }];
+  /** `partial`: the round was the fast path's (only the batch's pending cards planned). */
+  'round:end': [{ reason: RoundReason; outcome: RoundOutcome; result?: LockedRoundResult; error?: Error; partial?: boolean }];
   'watcher:ready': [{ state: 'started' | 'restarted' }];
   'watcher:down': [{ reason: string }];
   'vault:change': [{ event: WatchEvent; path: string }];
@@ -45,7 +48,14 @@ export interface WatchDeps {
  * are listed and every profile and card stat'ed every round, and a file whose stat is unchanged
  * since it was parsed is answered by the census cache (see census-cache.ts). The cache forgets
  * what a round did not list, and is emptied before every heartbeat, start and retry round, which
- * read every byte like a tick. Besides the cache, the daemon keeps only scalars between rounds.
+ * read every byte like a tick.
+ *
+ * The fast path: a change round whose debounced batch names only cards added or changed in
+ * `pending/`, after a full round that left no card waiting for capacity, is a partial round that
+ * plans just those cards (see src/round/partial-round.ts and fast-path.ts); anything else, or any
+ * doubt, is a full round. Besides the cache, the daemon keeps scalars, the batch of changes since
+ * the last round began (bounded: past MAX_PARTIAL_CARDS names it only counts as "too many") and
+ * the last full round's list of PROFILE.md paths.
  */
 export async function startWatch(deps: WatchDeps, settings: WatchSettings): Promise<WatchHandle> {
   const { env, spawner } = deps;
@@ -62,15 +72,30 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
     logger,
     onChange: (event, path) => {
       logger.debug({ event, path }, 'vault changed');
+      if (batch.size < MAX_PARTIAL_CARDS || batch.has(path)) {
+        // A card's later event (add, then change) keeps the first kind: both are "arrived or edited".
+        if (!batch.has(path)) batch.set(path, { event, path });
+      } else batchOverflow = true;
       events.emit('vault:change', { event, path });
       scheduler?.signal();
     },
   });
   let vaultDown = false;
   const cache = new CensusCache();
+  // The fast path's state: what changed since the last round began, whether only a full round
+  // may run next, and the profiles the last full round read.
+  const batch = new Map<string, BatchChange>();
+  let batchOverflow = false;
+  let fullNeeded = true;
+  let profileFiles: string[] | undefined;
 
   const run = async (reason: RoundReason): Promise<RoundOutcome> => {
     events.emit('round:start', { reason });
+    // Every round takes the batch: a full round reads the whole board, a partial one these cards.
+    const changes = [...batch.values()];
+    const overflow = batchOverflow;
+    batch.clear();
+    batchOverflow = false;
     let prepared;
     try {
       prepared = await prepare({ ...deps.options, now: undefined }, env);
@@ -99,10 +124,34 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
     } catch (error) {
       logger.warn({ err: error }, 'cannot watch the vault: the heartbeat carries on');
     }
+    const decision = decideFastPath(reason, changes, { fullNeeded: fullNeeded || profileFiles === undefined, overflow });
+    if (decision.kind === 'partial' && profileFiles) {
+      try {
+        const partial = await runPartialRound({ ...prepared, now: env.clock(), cache, profileFiles, cards: decision.cards }, logger, spawner);
+        if (partial.fallback === undefined) {
+          fullNeeded = needsFullRound(partial.plan, partial.transitions);
+          const result: LockedRoundResult = { skipped: false, plan: partial.plan, transitions: partial.transitions, ...(partial.tookOverFrom ? { tookOverFrom: partial.tookOverFrom } : {}) };
+          report(deps, result, reason, true);
+          events.emit('round:end', { reason, outcome: 'ok', result, partial: true });
+          return 'ok';
+        }
+        logger.debug({ why: partial.fallback, cards: decision.cards }, 'fast path declined: a full round instead');
+      } catch (error) {
+        // Whatever it did is on disk and journaled; the full round below judges the board as it is.
+        logger.warn({ err: error }, 'partial round failed: a full round instead');
+      }
+    } else if (reason === 'change') {
+      logger.debug({ why: decision.kind === 'full' ? decision.why : 'no profiles known yet' }, 'full round');
+    }
     try {
       // Change rounds use what the cache can vouch for; every other round reads it all again.
       if (reason !== 'change' && reason !== 'again') cache.clear();
-      const result = await runLockedRound({ ...prepared, now: env.clock(), cache }, logger, spawner, 'watch');
+      fullNeeded = true;
+      const onSnapshot = (snapshot: { profiles: readonly { file: string }[] }) => {
+        profileFiles = snapshot.profiles.map((p) => layout.absolute(p.file));
+      };
+      const result = await runLockedRound({ ...prepared, now: env.clock(), cache, onSnapshot }, logger, spawner, 'watch');
+      if (!result.skipped) fullNeeded = needsFullRound(result.plan, result.transitions);
       report(deps, result, reason);
       const outcome: RoundOutcome = result.skipped ? 'skipped' : 'ok';
       events.emit('round:end', { reason, outcome, result });
@@ -139,7 +188,7 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
 }
 
 /** One line per round on stdout (one JSON object per line with --json). */
-function report(deps: WatchDeps, result: LockedRoundResult, reason: RoundReason): void {
+function report(deps: WatchDeps, result: LockedRoundResult, reason: RoundReason, partial = false): void {
   const { env, options } = deps;
   if (result.skipped) {
     const who = result.holder ? `pid ${result.holder.pid} on ${result.holder.host}` : 'another round';
@@ -150,11 +199,11 @@ function report(deps: WatchDeps, result: LockedRoundResult, reason: RoundReason)
   const { plan, transitions } = result;
   const did = (kind: string) => transitions.filter((t) => t.kind === kind).length;
   if (options.json) {
-    env.stdout(`${JSON.stringify({ now: plan.now, reason, transitions, waiting: plan.waiting.length, blocked: plan.blocked.length })}\n`);
+    env.stdout(`${JSON.stringify({ now: plan.now, reason, ...(partial ? { partial: true } : {}), transitions, waiting: plan.waiting.length, blocked: plan.blocked.length })}\n`);
     return;
   }
   env.stdout(
-    `round at ${plan.now} (${reason}): ${did('spawned')} spawned, ${did('claimed')} claimed, ${did('scheduled')} scheduled, ` +
+    `round at ${plan.now} (${reason}${partial ? ', partial' : ''}): ${did('spawned')} spawned, ${did('claimed')} claimed, ${did('scheduled')} scheduled, ` +
       `${did('blocked')} blocked, ${did('reclaimed') + did('returned')} reclaimed, ${did('failed')} failed; ${plan.waiting.length} waiting\n`,
   );
 }

@@ -1,0 +1,190 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { LoadedBoard } from '../config/load-config.js';
+import { inputPaths, isSafeVaultPath } from '../core/census.js';
+import { planRound } from '../core/plan.js';
+import type { Card, DependentFact, InputFact, Parsed, Plan, Profile, VaultSnapshot } from '../core/types.js';
+import { hasEmptyCloseJustification } from '../format/empty-close.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import type { Logger } from '../log.js';
+import { cardSchema } from '../schema/card.js';
+import { profileSchema } from '../schema/profile.js';
+import type { CensusCache } from '../vault/census-cache.js';
+import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
+import { readParsed } from '../vault/read-card.js';
+import type { Transition } from './context.js';
+import { assertVault } from './read-snapshot.js';
+import { executePlan, roundSettings } from './run-round.js';
+import type { Spawner } from './spawner.js';
+
+/**
+ * `board watch`'s fast path: a round that plans only the cards a debounced batch of changes named
+ * in `pending/`, under the same round lock, with the same pure planner and the same executor.
+ *
+ * Why it decides what a full round would. The planner judges every pending card on its own: its
+ * census verdict (blocked, foreign, exhausted, waiting on an input), its match against the
+ * profiles, its harness, model and keys depend on that card, the profiles and the config alone.
+ * Cards meet only in step 4, where candidates are ordered (urgent, then oldest) and cut at
+ * `max_dispatches_per_round`. The daemon takes this path only when (a) the batch holds nothing
+ * but cards added or changed in `pending/` (no `done/` landing that could wake a director, no
+ * profile or template change, no heartbeat), and (b) the last full round left no card waiting for
+ * capacity and no claim that failed. Then every pending card outside the batch was judged by that
+ * full round from the same profiles (re-validated here by stat) and was either dispatched or is
+ * waiting for a reason of its own that no event since has touched: the batch's cards are the
+ * only candidates a full round could dispatch now, so ordering them among themselves and cutting
+ * at the same limit gives the same dispatches, the same profile, harness and model (the same
+ * `planRound`), and the same claim and Record line (the same `executePlan`). A card whose
+ * readiness changes without any watched event (an input file appearing elsewhere in the vault, a
+ * config edit) is the heartbeat's to see, as it is for a board driven by `board tick` alone.
+ *
+ * Left to the next full round on purpose: scheduled instances (`templates: []`), zombies and
+ * torn claims (`inProgress: []`), interrupted-move repairs, the temp-file sweep, `tick:ran`,
+ * skipped periods and `last-round.json` (a partial plan's counts are not the board's). A plan
+ * that leaves a capacity wait among the batch makes the daemon take the full path next.
+ *
+ * Anything uncertain gives `fallback` with the reason, before a single write: the lock held, a
+ * card that is not a plain readable card, a card also in `in-progress/` or `done/` (a move under
+ * way or a clash), a profile that vanished. Cheap by construction: `pending/` is never listed
+ * (the watcher named the files), no other card is stat'ed; profiles are one `lstat` each, answered
+ * by the census cache.
+ */
+
+export interface PartialRoundInput {
+  readonly board: LoadedBoard;
+  readonly layout: VaultLayout;
+  readonly now: Date;
+  readonly cache: CensusCache;
+  /** Absolute paths of the PROFILE.md files the last full round read. */
+  readonly profileFiles: readonly string[];
+  /** File names in `pending/` the batch named. */
+  readonly cards: readonly string[];
+}
+
+export type PartialRoundResult =
+  | { readonly fallback: string }
+  | { readonly fallback?: undefined; readonly plan: Plan; readonly transitions: Transition[]; readonly tookOverFrom?: LockOwner };
+
+export async function runPartialRound(input: PartialRoundInput, logger: Logger, spawner: Spawner): Promise<PartialRoundResult> {
+  const { board, layout, now } = input;
+  await assertVault(layout);
+  if (input.cards.some((n) => !isCardFileName(n) || n.includes('/'))) return { fallback: 'a name that is not a card' };
+  const names = [...new Set(input.cards)].sort();
+  let compromised: Error | undefined;
+  const lock = await acquireRoundLock(layout.kanban, (error) => {
+    compromised = error;
+    logger.error({ err: error }, 'round lock compromised');
+  }).catch(() => undefined);
+  if (!lock) return { fallback: 'cannot take the round lock' };
+  if (!lock.acquired) return { fallback: 'the round lock is held' };
+  const tookOverFrom = lock.tookOver?.from;
+  try {
+    const snapshot = await readPartialSnapshot(input, names);
+    if (typeof snapshot === 'string') return { fallback: snapshot };
+    const plan = planRound(snapshot, roundSettings(board), now);
+    const cards = new Set(snapshot.pending.map((c) => c.file));
+    const transitions = await executePlan({ board, layout, now, spawner, logger }, plan, { partialCards: cards });
+    if (compromised) throw new Error(`the round lock was lost during the round: ${compromised.message}`);
+    return { plan, transitions, ...(tookOverFrom ? { tookOverFrom } : {}) };
+  } finally {
+    await lock.release().catch((error: Error) => logger.error({ err: error }, 'could not release the round lock'));
+  }
+}
+
+/** The snapshot a full round would hold, narrowed to the batch's cards; a string says why not. */
+async function readPartialSnapshot(input: PartialRoundInput, names: readonly string[]): Promise<VaultSnapshot | string> {
+  const { layout, cache } = input;
+  const pending: Parsed<Card>[] = [];
+  for (const name of names) {
+    const parsed = await readParsed(path.join(layout.pending, name), name, cardSchema);
+    // Gone since the event (claimed, moved, closed): not a card of pending/ any more, as a full
+    // round that listed the folder now would not see it either.
+    if (!parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read')) continue;
+    if (!parsed.ok) return `${name} cannot be read: the full round declares it`;
+    // One name in two state folders is a move under way or a clash: the full round judges it.
+    for (const dir of [layout.inProgress, layout.done]) {
+      if (await present(path.join(dir, name))) return `${name} is also in ${path.basename(dir)}/`;
+    }
+    pending.push(parsed);
+  }
+  const profiles: Parsed<Profile>[] = [];
+  for (const file of input.profileFiles) {
+    const parsed = await cache.read(file, layout.relative(file), profileSchema);
+    if (!parsed.ok && parsed.problems.some((p) => p.reason === 'vanished while being read')) return `profile ${layout.relative(file)} vanished`;
+    profiles.push(parsed);
+  }
+  return {
+    profiles,
+    templates: [],
+    pending,
+    inProgress: [],
+    existingNames: new Set(names),
+    inputs: await inputFacts(layout, pending),
+    runs: new Map(),
+    dependents: await dependentFacts(layout, pending),
+  };
+}
+
+async function present(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+/** readSnapshot's input facts (same rule: realpath inside the vault; a missing path by its nearest folder). */
+async function inputFacts(layout: VaultLayout, cards: readonly Parsed<Card>[]): Promise<Map<string, InputFact>> {
+  const wanted = new Set<string>();
+  for (const c of cards) {
+    if (!c.ok) continue;
+    for (const { path: p } of inputPaths(c.value)) wanted.add(p);
+    if (typeof c.value.destination === 'string') wanted.add(c.value.destination);
+  }
+  const facts = new Map<string, InputFact>();
+  if (wanted.size === 0) return facts;
+  const root = await fs.realpath(layout.root);
+  const inside = (real: string) => real === root || real.startsWith(root + path.sep);
+  for (const rel of wanted) {
+    if (!isSafeVaultPath(rel)) {
+      facts.set(rel, { exists: false, inside: false });
+      continue;
+    }
+    try {
+      facts.set(rel, { exists: true, inside: inside(await fs.realpath(layout.absolute(rel))) });
+    } catch {
+      let within = true;
+      for (let dir = path.dirname(layout.absolute(rel)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+        const real = await fs.realpath(dir).catch(() => undefined);
+        if (real === undefined) continue;
+        within = inside(real);
+        break;
+      }
+      facts.set(rel, { exists: false, inside: within });
+    }
+  }
+  return facts;
+}
+
+/** readSnapshot's dependent facts, for children found in done/ by one lstat each (no listing). */
+async function dependentFacts(layout: VaultLayout, pending: readonly Parsed<Card>[]): Promise<Map<string, DependentFact>> {
+  const facts = new Map<string, DependentFact>();
+  for (const c of pending) {
+    const value = c.ok ? c.value.inputs?.dependent_task : undefined;
+    for (const rel of Array.isArray(value) ? value : value ? [value] : []) {
+      if (facts.has(rel) || !isSafeVaultPath(rel) || !rel.startsWith('KANBAN/done/')) continue;
+      const name = rel.slice('KANBAN/done/'.length);
+      if (name.includes('/') || !isCardFileName(name)) continue;
+      const stat = await fs.lstat(path.join(layout.done, name)).catch(() => undefined);
+      if (!stat || stat.isDirectory()) continue;
+      const parsed = await readParsed(layout.absolute(rel), rel, cardSchema);
+      if (!parsed.ok) {
+        facts.set(rel, { emptyPaths: false, justified: false, problem: parsed.problems.map((p) => p.reason).join('; ') });
+        continue;
+      }
+      facts.set(rel, { emptyPaths: parsed.value.paths.length === 0, justified: hasEmptyCloseJustification(parseFrontMatter(parsed.text).body) });
+    }
+  }
+  return facts;
+}

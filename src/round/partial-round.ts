@@ -27,8 +27,9 @@ import type { Spawner } from './spawner.js';
  * profiles, its harness, model and keys depend on that card, the profiles and the config alone.
  * Cards meet only in step 4, where candidates are ordered (urgent, then oldest) and cut at
  * `max_dispatches_per_round`. The daemon takes this path only when (a) the batch holds nothing
- * but cards added or changed in `pending/` (no `done/` landing that could wake a director, no
- * profile or template change, no heartbeat), and (b) the last full round left no card waiting for
+ * but cards added or changed in `pending/` and closes landing in `done/` that no pending card's
+ * inputs can name (none that could wake a director: see `neutralDoneLandings`), with no profile
+ * or template change and no heartbeat, and (b) the last full round left no card waiting for
  * capacity and no claim that failed. Then every pending card outside the batch was judged by that
  * full round from the same profiles (re-validated here by stat) and was either dispatched or is
  * waiting for a reason of its own that no event since has touched: the batch's cards are the
@@ -63,7 +64,14 @@ export interface PartialRoundInput {
 
 export type PartialRoundResult =
   | { readonly fallback: string }
-  | { readonly fallback?: undefined; readonly plan: Plan; readonly transitions: Transition[]; readonly tookOverFrom?: LockOwner };
+  | {
+      readonly fallback?: undefined;
+      readonly plan: Plan;
+      readonly transitions: Transition[];
+      readonly tookOverFrom?: LockOwner;
+      /** Input paths the batch's cards name that do not exist (yet). */
+      readonly missingInputs: readonly string[];
+    };
 
 export async function runPartialRound(input: PartialRoundInput, logger: Logger, spawner: Spawner): Promise<PartialRoundResult> {
   const { board, layout, now } = input;
@@ -85,7 +93,8 @@ export async function runPartialRound(input: PartialRoundInput, logger: Logger, 
     const cards = new Set(snapshot.pending.map((c) => c.file));
     const transitions = await executePlan({ board, layout, now, spawner, logger }, plan, { partialCards: cards });
     if (compromised) throw new Error(`the round lock was lost during the round: ${compromised.message}`);
-    return { plan, transitions, ...(tookOverFrom ? { tookOverFrom } : {}) };
+    const missingInputs = [...snapshot.inputs].filter(([, fact]) => !fact.exists).map(([rel]) => rel);
+    return { plan, transitions, missingInputs, ...(tookOverFrom ? { tookOverFrom } : {}) };
   } finally {
     await lock.release().catch((error: Error) => logger.error({ err: error }, 'could not release the round lock'));
   }

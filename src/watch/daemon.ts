@@ -3,12 +3,13 @@ import fs from 'node:fs/promises';
 import { runLockedRound, type LockedRoundResult } from '../round/locked-round.js';
 import { runPartialRound } from '../round/partial-round.js';
 import type { Spawner } from '../round/spawner.js';
+import type { VaultSnapshot } from '../core/types.js';
 import { CensusCache } from '../vault/census-cache.js';
 import { prepare, type CommandEnv, type GlobalOptions } from '../commands/common.js';
 import { RoundScheduler, type RoundOutcome, type RoundReason, type Timers } from './scheduler.js';
 import { VaultWatcher } from './vault-watcher.js';
 import type { WatchEvent } from './relevance.js';
-import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, type BatchChange } from './fast-path.js';
+import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from './fast-path.js';
 
 export interface WatchSettings {
   readonly intervalMs: number;
@@ -51,11 +52,12 @@ export interface WatchDeps {
  * read every byte like a tick.
  *
  * The fast path: a change round whose debounced batch names only cards added or changed in
- * `pending/`, after a full round that left no card waiting for capacity, is a partial round that
+ * `pending/` (and closes landing in `done/` that no pending card's inputs can be waiting for),
+ * after a full round that left no card waiting for capacity, is a partial round that
  * plans just those cards (see src/round/partial-round.ts and fast-path.ts); anything else, or any
  * doubt, is a full round. Besides the cache, the daemon keeps scalars, the batch of changes since
- * the last round began (bounded: past MAX_PARTIAL_CARDS names it only counts as "too many") and
- * the last full round's list of PROFILE.md paths.
+ * the last round began (bounded: past MAX_PARTIAL_CARDS names it only counts as "too many"), the
+ * last full round's list of PROFILE.md paths and the input paths its pending cards missed.
  */
 export async function startWatch(deps: WatchDeps, settings: WatchSettings): Promise<WatchHandle> {
   const { env, spawner } = deps;
@@ -88,6 +90,8 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
   let batchOverflow = false;
   let fullNeeded = true;
   let profileFiles: string[] | undefined;
+  // Input paths pending cards were missing at the last full round (and partial ones since).
+  let missingInputs: Set<string> | undefined;
 
   const run = async (reason: RoundReason): Promise<RoundOutcome> => {
     events.emit('round:start', { reason });
@@ -124,12 +128,20 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
     } catch (error) {
       logger.warn({ err: error }, 'cannot watch the vault: the heartbeat carries on');
     }
-    const decision = decideFastPath(reason, changes, { fullNeeded: fullNeeded || profileFiles === undefined, overflow });
+    const neutralDone = reason === 'change' && !fullNeeded ? await neutralDoneLandings(layout.root, changes, missingInputs).catch(() => new Set<string>()) : new Set<string>();
+    const decision = decideFastPath(reason, changes, { fullNeeded: fullNeeded || profileFiles === undefined || missingInputs === undefined, overflow, neutralDone });
+    if (decision.kind === 'partial' && decision.cards.length === 0) {
+      // Only closes that no pending card waits on: nothing a round could do until the heartbeat.
+      logger.debug({ changes: changes.length }, 'nothing to plan: closes no pending card waits on');
+      events.emit('round:end', { reason, outcome: 'ok', partial: true });
+      return 'ok';
+    }
     if (decision.kind === 'partial' && profileFiles) {
       try {
         const partial = await runPartialRound({ ...prepared, now: env.clock(), cache, profileFiles, cards: decision.cards }, logger, spawner);
         if (partial.fallback === undefined) {
           fullNeeded = needsFullRound(partial.plan, partial.transitions);
+          for (const rel of partial.missingInputs) missingInputs?.add(rel);
           const result: LockedRoundResult = { skipped: false, plan: partial.plan, transitions: partial.transitions, ...(partial.tookOverFrom ? { tookOverFrom: partial.tookOverFrom } : {}) };
           report(deps, result, reason, true);
           events.emit('round:end', { reason, outcome: 'ok', result, partial: true });
@@ -147,8 +159,9 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
       // Change rounds use what the cache can vouch for; every other round reads it all again.
       if (reason !== 'change' && reason !== 'again') cache.clear();
       fullNeeded = true;
-      const onSnapshot = (snapshot: { profiles: readonly { file: string }[] }) => {
+      const onSnapshot = (snapshot: VaultSnapshot) => {
         profileFiles = snapshot.profiles.map((p) => layout.absolute(p.file));
+        missingInputs = new Set([...snapshot.inputs].filter(([, fact]) => !fact.exists).map(([rel]) => rel));
       };
       const result = await runLockedRound({ ...prepared, now: env.clock(), cache, onSnapshot }, logger, spawner, 'watch');
       if (!result.skipped) fullNeeded = needsFullRound(result.plan, result.transitions);
@@ -203,8 +216,8 @@ function report(deps: WatchDeps, result: LockedRoundResult, reason: RoundReason,
     return;
   }
   env.stdout(
-    `round at ${plan.now} (${reason}${partial ? ', partial' : ''}): ${did('spawned')} spawned, ${did('claimed')} claimed, ${did('scheduled')} scheduled, ` +
-      `${did('blocked')} blocked, ${did('reclaimed') + did('returned')} reclaimed, ${did('failed')} failed; ${plan.waiting.length} waiting\n`,
+    `round at ${plan.now} (${reason}): ${did('spawned')} spawned, ${did('claimed')} claimed, ${did('scheduled')} scheduled, ` +
+      `${did('blocked')} blocked, ${did('reclaimed') + did('returned')} reclaimed, ${did('failed')} failed; ${plan.waiting.length} waiting${partial ? ' (partial: only the changed cards were planned)' : ''}\n`,
   );
 }
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Plan } from '../core/types.js';
 import type { Transition } from '../round/context.js';
 import { isCardFileName } from '../vault/layout.js';
@@ -33,7 +35,12 @@ export function needsFullRound(plan: Plan, transitions: readonly Transition[]): 
 export function decideFastPath(
   reason: RoundReason,
   batch: readonly BatchChange[],
-  state: { readonly fullNeeded: boolean; readonly overflow?: boolean },
+  state: {
+    readonly fullNeeded: boolean;
+    readonly overflow?: boolean;
+    /** Cards landed in done/ that no pending card can be waiting for (see `neutralDoneLandings`). */
+    readonly neutralDone?: ReadonlySet<string>;
+  },
   limit = MAX_PARTIAL_CARDS,
 ): FastPathDecision {
   if (reason !== 'change') return { kind: 'full', why: `a ${reason} round` };
@@ -43,10 +50,41 @@ export function decideFastPath(
   const cards = new Set<string>();
   for (const change of batch) {
     const parts = change.path.split('/');
+    // A close that no pending card waits on changes no verdict: nothing to plan for it.
+    if (change.event === 'add' && parts.length === 3 && parts[0] === 'KANBAN' && parts[1] === 'done' && state.neutralDone?.has(parts[2]!)) continue;
     const pendingCard = parts.length === 3 && parts[0] === 'KANBAN' && parts[1] === 'pending' && isCardFileName(parts[2]!);
     if (!pendingCard || (change.event !== 'add' && change.event !== 'change')) return { kind: 'full', why: `${change.event} ${change.path}` };
     cards.add(parts[2]!);
   }
   if (cards.size > limit) return { kind: 'full', why: `more than ${limit} cards` };
   return { kind: 'partial', cards: [...cards].sort() };
+}
+
+/**
+ * Of the cards that just landed in done/, those that cannot satisfy any input a pending card was
+ * missing (`missing`: the vault-relative paths the last full round, and partial rounds since,
+ * found absent). A done/ landing matters to the census only through a card's `inputs` (a
+ * director's `dependent_task` among them): `KANBAN/done/X` can make a missing path appear only if
+ * that path ends in `X`, or if it is itself a (dangling) link, since a path whose last component
+ * is not a link names a file of that very name. Anything else about a close (the in-progress/
+ * name it left, a double link) is a full round's business at the heartbeat. Unknown `missing`
+ * (no full round yet): nothing is neutral.
+ */
+export async function neutralDoneLandings(vaultRoot: string, batch: readonly BatchChange[], missing: ReadonlySet<string> | undefined): Promise<Set<string>> {
+  const neutral = new Set<string>();
+  if (!missing) return neutral;
+  const landed = batch.filter((c) => c.event === 'add' && /^KANBAN\/done\/[^/]+$/.test(c.path)).map((c) => c.path.slice('KANBAN/done/'.length));
+  if (landed.length === 0) return neutral;
+  const names = new Set<string>();
+  for (const rel of missing) {
+    const base = path.posix.basename(rel);
+    if (landed.includes(base)) {
+      names.add(base);
+      continue;
+    }
+    const stat = await fs.lstat(path.join(vaultRoot, rel)).catch(() => undefined);
+    if (stat?.isSymbolicLink()) return neutral;
+  }
+  for (const name of landed) if (!names.has(name)) neutral.add(name);
+  return neutral;
 }

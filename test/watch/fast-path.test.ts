@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandEnv } from '../../src/commands/common.js';
@@ -9,7 +10,7 @@ import { runLockedRound } from '../../src/round/locked-round.js';
 import { runPartialRound } from '../../src/round/partial-round.js';
 import { CensusCache } from '../../src/vault/census-cache.js';
 import { startWatch, type WatchHandle } from '../../src/watch/daemon.js';
-import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, type BatchChange } from '../../src/watch/fast-path.js';
+import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from '../../src/watch/fast-path.js';
 import { BOARD_YML, card, exists, FakeSpawner, makeBoard, profile, read, roundContext, snapshotTree } from '../helpers/vault.js';
 
 const COUNTER = profile('counter', 'function: count\nhandles: [count words]\nskills: [count-words]');
@@ -56,6 +57,25 @@ describe('the fast-path decision', () => {
     const many = Array.from({ length: MAX_PARTIAL_CARDS + 1 }, (_, i) => add(`KANBAN/pending/c${i}.md`));
     expect(decideFastPath('change', many, ready).kind).toBe('full');
     expect(decideFastPath('change', many.slice(1), ready).kind).toBe('partial');
+  });
+
+  it('lets a close through only when no pending card can be waiting for it', async () => {
+    const landed = [add('KANBAN/done/child.md'), add('KANBAN/pending/a.md')];
+    expect(decideFastPath('change', landed, { fullNeeded: false, neutralDone: new Set(['child.md']) })).toEqual({ kind: 'partial', cards: ['a.md'] });
+    expect(decideFastPath('change', [add('KANBAN/done/child.md')], { fullNeeded: false, neutralDone: new Set(['child.md']) })).toEqual({ kind: 'partial', cards: [] });
+    expect(decideFastPath('change', landed, { fullNeeded: false, neutralDone: new Set(['other.md']) }).kind).toBe('full');
+
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-path-'));
+    fs.mkdirSync(path.join(root, 'notes'));
+    expect([...(await neutralDoneLandings(root, landed, new Set(['notes/source.md'])))]).toEqual(['child.md']);
+    // A director waiting on this child (or any path ending in its name) needs the full round.
+    expect([...(await neutralDoneLandings(root, landed, new Set(['KANBAN/done/child.md'])))]).toEqual([]);
+    expect([...(await neutralDoneLandings(root, landed, new Set(['notes/child.md'])))]).toEqual([]);
+    // A dangling link may now lead to it.
+    fs.symlinkSync('../KANBAN/done/child.md', path.join(root, 'notes/link.md'));
+    expect([...(await neutralDoneLandings(root, landed, new Set(['notes/link.md'])))]).toEqual([]);
+    // No full round yet: nothing is known to be neutral.
+    expect([...(await neutralDoneLandings(root, landed, undefined))]).toEqual([]);
   });
 
   it('needs a full round after a capacity wait or a failed claim, and only then', () => {
@@ -201,6 +221,24 @@ describe('board watch takes the fast path only when it may', () => {
     expect(exists(root, 'vault/KANBAN/in-progress/dropped.md')).toBe(true);
     expect(exists(root, 'vault/KANBAN/pending/unmatched.md')).toBe(true);
     expect(spawner.jobs).toHaveLength(1);
+  });
+
+  it('a close nobody waits on needs no round; a child its director waits on takes the full path and wakes it', async () => {
+    const DIRECTOR = profile('boss', 'function: direct\nhandles: [direct the count]\nprofiles: [counter]\nfailure_policy: block');
+    const root = makeBoard({
+      'AGENTS/counter/PROFILE.md': COUNTER,
+      'AGENTS/boss/PROFILE.md': DIRECTOR,
+      'KANBAN/pending/director.md': card('function: direct\nrequest: direct the count\ncreated: 2026-12-01 09:00\norigin: human\nattempts: 0\npaths: []\ninputs:\n  dependent_task: KANBAN/done/child.md'),
+    });
+    const spawner = new FakeSpawner();
+    const ends = await start(root, spawner);
+    expect(ends[0]).toMatchObject({ reason: 'start', dispatched: [] });
+    fs.writeFileSync(path.join(root, 'vault/KANBAN/done/unrelated.md'), card('function: count\nrequest: x\ncreated: 2026-12-01 09:00\norigin: human\nattempts: 1\npaths: [notes/a.md]'));
+    await waitFor('the close', () => ends.length > 1);
+    expect(ends[1]).toMatchObject({ reason: 'change', partial: true, dispatched: [] });
+    fs.writeFileSync(path.join(root, 'vault/KANBAN/done/child.md'), card('function: count\nrequest: x\ncreated: 2026-12-01 09:00\norigin: boss\nattempts: 1\npaths: [notes/a.md]'));
+    const woken = await waitFor('the wake', () => ends.find((e) => e.dispatched.includes('director.md')));
+    expect(woken).toMatchObject({ reason: 'change', partial: false });
   });
 
   it('a capacity wait forces the full path, which dispatches the waiting card first', async () => {

@@ -150,9 +150,11 @@ async function watchLatency(cards, profiles) {
   const inbox = path.join(dir, 'vault/inbox');
   fs.mkdirSync(inbox, { recursive: true });
 
-  const watch = spawn(process.execPath, [CLI, 'watch', '--config', path.join(dir, 'board.yml'), '--interval', '10m', '--debounce', '0ms'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BOARD_CONFIG: '' } });
+  const watch = spawn(process.execPath, [CLI, 'watch', '--config', path.join(dir, 'board.yml'), '--interval', '10m', '--debounce', '0ms'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOARD_CONFIG: '' } });
   let stderr = '';
+  let stdout = '';
   watch.stderr.on('data', (d) => (stderr += d));
+  watch.stdout.on('data', (d) => (stdout = (stdout + d).slice(-4096)));
   const until = async (what, probe, ms = 60_000) => {
     const end = Date.now() + ms;
     while (!probe()) {
@@ -162,8 +164,11 @@ async function watchLatency(cards, profiles) {
   };
   try {
     await until('the watcher', () => stderr.includes('watching the vault'), 120_000);
-    // Let the first round (a full census of the board) finish before sampling.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Let the first round (a full census of the board, cold) finish before sampling: its line on
+    // stdout, then a moment for the spare supervisor. (A fixed 3 s was not always enough under
+    // load, and the first sample then timed the start round.)
+    await until('the first round', () => /\(start\)/.test(stdout), 120_000);
+    await new Promise((r) => setTimeout(r, 1000));
     const spawnLat = [];
     const supervisorLat = [];
     for (let k = 0; k < samples; k += 1) {
@@ -186,6 +191,8 @@ async function watchLatency(cards, profiles) {
       samples,
       spawn: summary(spawnLat),
       supervisorStart: summary(supervisorLat),
+      // In sample order: where a slow one falls (the first samples, a heartbeat, a neighbour's load).
+      spawnMs: spawnLat,
       definition: 'spawn: rename into pending/ -> the worker\'s own first timestamp (upper bound of its spawn); supervisorStart: -> the supervisor\'s recorded start, just before it spawns the worker (lower bound)',
     };
   } finally {

@@ -1,11 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { LoadedBoard } from '../config/load-config.js';
-import { inputPaths, isSafeVaultPath } from '../core/census.js';
+import { isSafeVaultPath } from '../core/census.js';
 import { planRound } from '../core/plan.js';
-import type { Card, DependentFact, InputFact, Parsed, Plan, Profile, VaultSnapshot } from '../core/types.js';
-import { hasEmptyCloseJustification } from '../format/empty-close.js';
-import { parseFrontMatter } from '../format/frontmatter.js';
+import type { Card, DependentFact, Parsed, Plan, Profile, VaultSnapshot } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { cardSchema } from '../schema/card.js';
 import { profileSchema } from '../schema/profile.js';
@@ -14,7 +12,7 @@ import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
 import { readParsed } from '../vault/read-card.js';
 import type { Transition } from './context.js';
-import { assertVault } from './read-snapshot.js';
+import { assertVault, readDependentFacts, readInputFacts } from './read-snapshot.js';
 import { executePlan, roundSettings } from './run-round.js';
 import type { Spawner } from './spawner.js';
 
@@ -128,7 +126,7 @@ async function readPartialSnapshot(input: PartialRoundInput, names: readonly str
     pending,
     inProgress: [],
     existingNames: new Set(names),
-    inputs: await inputFacts(layout, pending),
+    inputs: await readInputFacts(layout, pending),
     runs: new Map(),
     dependents: await dependentFacts(layout, pending),
   };
@@ -143,57 +141,21 @@ async function present(file: string): Promise<boolean> {
   }
 }
 
-/** readSnapshot's input facts (same rule: realpath inside the vault; a missing path by its nearest folder). */
-async function inputFacts(layout: VaultLayout, cards: readonly Parsed<Card>[]): Promise<Map<string, InputFact>> {
-  const wanted = new Set<string>();
-  for (const c of cards) {
-    if (!c.ok) continue;
-    for (const { path: p } of inputPaths(c.value)) wanted.add(p);
-    if (typeof c.value.destination === 'string') wanted.add(c.value.destination);
-  }
-  const facts = new Map<string, InputFact>();
-  if (wanted.size === 0) return facts;
-  const root = await fs.realpath(layout.root);
-  const inside = (real: string) => real === root || real.startsWith(root + path.sep);
-  for (const rel of wanted) {
-    if (!isSafeVaultPath(rel)) {
-      facts.set(rel, { exists: false, inside: false });
-      continue;
-    }
-    try {
-      facts.set(rel, { exists: true, inside: inside(await fs.realpath(layout.absolute(rel))) });
-    } catch {
-      let within = true;
-      for (let dir = path.dirname(layout.absolute(rel)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-        const real = await fs.realpath(dir).catch(() => undefined);
-        if (real === undefined) continue;
-        within = inside(real);
-        break;
-      }
-      facts.set(rel, { exists: false, inside: within });
-    }
-  }
-  return facts;
-}
-
-/** readSnapshot's dependent facts, for children found in done/ by one lstat each (no listing). */
+/**
+ * The batch's children in done/ (one lstat each, no listing), so readSnapshot's own reader judges
+ * them: a false close is a false close whichever round sees it.
+ */
 async function dependentFacts(layout: VaultLayout, pending: readonly Parsed<Card>[]): Promise<Map<string, DependentFact>> {
-  const facts = new Map<string, DependentFact>();
+  const inDone = new Set<string>();
   for (const c of pending) {
     const value = c.ok ? c.value.inputs?.dependent_task : undefined;
     for (const rel of Array.isArray(value) ? value : value ? [value] : []) {
-      if (facts.has(rel) || !isSafeVaultPath(rel) || !rel.startsWith('KANBAN/done/')) continue;
+      if (!isSafeVaultPath(rel) || !rel.startsWith('KANBAN/done/')) continue;
       const name = rel.slice('KANBAN/done/'.length);
       if (name.includes('/') || !isCardFileName(name)) continue;
       const stat = await fs.lstat(path.join(layout.done, name)).catch(() => undefined);
-      if (!stat || stat.isDirectory()) continue;
-      const parsed = await readParsed(layout.absolute(rel), rel, cardSchema);
-      if (!parsed.ok) {
-        facts.set(rel, { emptyPaths: false, justified: false, problem: parsed.problems.map((p) => p.reason).join('; ') });
-        continue;
-      }
-      facts.set(rel, { emptyPaths: parsed.value.paths.length === 0, justified: hasEmptyCloseJustification(parseFrontMatter(parsed.text).body) });
+      if (stat && !stat.isDirectory()) inDone.add(name);
     }
   }
-  return facts;
+  return readDependentFacts(layout, pending, inDone);
 }

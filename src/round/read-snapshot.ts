@@ -157,7 +157,7 @@ async function listArchived(archiveDir: string): Promise<string[]> {
   return lists.flat();
 }
 
-async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inputs?: Card['inputs']; destination?: Card['destination'] }>[]): Promise<Map<string, InputFact>> {
+export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed<{ inputs?: Card['inputs']; destination?: Card['destination'] }>[]): Promise<Map<string, InputFact>> {
   const wanted = new Set<string>();
   for (const c of cards) {
     if (!c.ok) continue;
@@ -215,7 +215,7 @@ async function readRunFacts(layout: VaultLayout, inProgress: readonly Parsed<Car
  * `done/`: whether it closed with empty `paths`, and whether its Record justifies that (the
  * planner blocks a director on a false close instead of waking it).
  */
-async function readDependentFacts(layout: VaultLayout, pending: readonly Parsed<Card>[], doneNames: ReadonlySet<string>): Promise<Map<string, DependentFact>> {
+export async function readDependentFacts(layout: VaultLayout, pending: readonly Parsed<Card>[], doneNames: ReadonlySet<string>): Promise<Map<string, DependentFact>> {
   const wanted = new Set<string>();
   for (const c of pending) {
     const value = c.ok ? c.value.inputs?.dependent_task : undefined;

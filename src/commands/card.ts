@@ -48,34 +48,14 @@ async function print(options: GlobalOptions, env: CommandEnv, result: CardResult
   return 0;
 }
 
-export interface NewOptions extends GlobalOptions {
-  readonly function: string;
-  readonly request: string;
-  readonly input?: string[];
-  readonly priority?: string;
-  readonly recipient?: string;
-  readonly pushReason?: string;
-  readonly origin?: string;
-  readonly destination?: string;
-  readonly flow?: string;
-  readonly director?: string;
-}
+/** `card new`'s flags: the verb's own arguments, with `--input` repeatable. */
+export type NewOptions = GlobalOptions & Omit<NewCardArgs, 'inputs'> & { readonly input?: string[] };
 
 /** `board card new`: prints the new card's path (the whole result with --json). */
 export async function cardNewCommand(options: NewOptions, env: CommandEnv): Promise<number> {
   const ctx = await cardContext(options, env);
-  const args: NewCardArgs = {
-    function: options.function,
-    request: options.request,
-    inputs: options.input ?? [],
-    ...(options.priority !== undefined ? { priority: options.priority } : {}),
-    ...(options.recipient !== undefined ? { recipient: options.recipient } : {}),
-    ...(options.pushReason !== undefined ? { pushReason: options.pushReason } : {}),
-    ...(options.origin !== undefined ? { origin: options.origin } : {}),
-    ...(options.destination !== undefined ? { destination: options.destination } : {}),
-    ...(options.flow !== undefined ? { flow: options.flow } : {}),
-    ...(options.director !== undefined ? { director: options.director } : {}),
-  };
+  const { input, config: _config, vault: _vault, now: _now, json: _json, ...fields } = options;
+  const args: NewCardArgs = { ...fields, inputs: input ?? [] };
   const result = await newCard(ctx, args);
   return print(options, env, result, result.file);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CardContext } from '../../src/card/context.js';
 import { VaultLayout } from '../../src/vault/layout.js';
-import { card, makeBoard, profile } from '../helpers/vault.js';
+import { card, makeBoard, pendingCard, profile } from '../helpers/vault.js';
 
 export const NOW = new Date('2026-12-02T10:00:00.000Z');
 export const CLAIM = '2026-12-02T09:59:00.000Z';
@@ -19,15 +19,7 @@ profiles: [writer]
 failure_policy: block
 `);
 
-export const pendingCard = (extra = '', body = '\nBody text.\n') =>
-  card(`
-function: write
-request: Write a blog post draft about kanban
-created: 2026-12-01 09:00
-origin: human
-paths: []
-attempts: 0
-${extra}`, body);
+export { pendingCard };
 
 export const claimedCard = (agent = 'writer', extra = '', claim = CLAIM) =>
   pendingCard(`agent: ${agent}\nclaimed: '${claim}'\nmodel: fake-medium\n${extra}`);

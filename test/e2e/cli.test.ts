@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { card, makeBoard, profile, read, snapshotTree } from '../helpers/vault.js';
+import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** These tests run the built CLI (`npm test` builds first) as a real process. */
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -15,15 +16,7 @@ function board(cwd: string, ...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = <T>(what: string, probe: () => T | undefined, timeoutMs = 20_000) => waitUntil(what, probe, timeoutMs, 50);
 
 const RECORDER = `
 import fs from 'node:fs';

@@ -59,6 +59,17 @@ export function card(fields: string, body = ''): string {
   return `---\n${fields.trim()}\n---\n${body}`;
 }
 
+/** A valid pending card asking a `write` profile for a blog post draft; `extra` adds fields. */
+export const pendingCard = (extra = '', body = '\nBody text.\n') =>
+  card(`
+function: write
+request: Write a blog post draft about kanban
+created: 2026-12-01 09:00
+origin: human
+paths: []
+attempts: 0
+${extra}`, body);
+
 /** A dispatcher tree (config, harness, models) with a vault holding `vaultFiles`. */
 export function makeBoard(vaultFiles: Record<string, string>, extra: Record<string, string> = {}): string {
   const files: Record<string, string> = {

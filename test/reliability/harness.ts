@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
+import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /**
  * Shared rig of the reliability tests: a board whose worker is a tiny shell script that records
@@ -86,15 +87,7 @@ export function startCli(cwd: string, args: readonly string[], env: Record<strin
   return { child, output, exited };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export const waitFor = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 60_000, everyMs = 100) => waitUntil(what, probe, timeoutMs, everyMs);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

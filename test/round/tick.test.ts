@@ -7,7 +7,7 @@ import { dryRunCommand } from '../../src/commands/dry-run.js';
 import type { CommandEnv } from '../../src/commands/common.js';
 import { silentLogger } from '../../src/log.js';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
-import { FakeSpawner, card, exists, makeBoard, profile, read, snapshotTree } from '../helpers/vault.js';
+import { FakeSpawner, card, exists, makeBoard, pendingCard, profile, read, snapshotTree } from '../helpers/vault.js';
 
 const NOW = '2026-12-02T10:00:00.000Z';
 
@@ -41,14 +41,7 @@ model_capacity: advanced
 skills: [edit-text]
 `);
 
-const basicCard = (extra = '') => card(`
-function: write
-request: Write a blog post draft about kanban
-created: 2026-12-01 09:00
-origin: human
-paths: []
-attempts: 0
-${extra}`, '\nBody text.\n');
+const basicCard = (extra = '') => pendingCard(extra);
 
 describe('tick: dispatch', () => {
   it('claims a matched card into in-progress/, stamps it and hands the run to the spawner', async () => {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { startWatch, type WatchHandle } from '../../src/watch/daemon.js';
 import { card, FakeSpawner, makeBoard, profile } from '../helpers/vault.js';
+import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** Runs the built CLI (`npm test` builds first). */
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -28,13 +29,7 @@ function tick(root: string): Promise<number | null> {
   });
 }
 
-async function waitFor(what: string, probe: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (what: string, probe: () => boolean, timeoutMs = 30_000) => waitUntil(what, probe, timeoutMs, 50);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -12,6 +12,7 @@ import { CensusCache } from '../../src/vault/census-cache.js';
 import { startWatch, type WatchHandle } from '../../src/watch/daemon.js';
 import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from '../../src/watch/fast-path.js';
 import { BOARD_YML, card, exists, FakeSpawner, makeBoard, profile, read, roundContext, snapshotTree } from '../helpers/vault.js';
+import { waitFor } from '../helpers/wait.js';
 
 const COUNTER = profile('counter', 'function: count\nhandles: [count words]\nskills: [count-words]');
 const SORTER = profile('sorter', 'function: sort\nhandles: [sort lines]\nskills: [sort-lines]\nmodel_capacity: advanced');
@@ -180,15 +181,6 @@ function envFor(root: string): CommandEnv {
   return { cwd: root, env: {}, stdout: () => undefined, logger: silentLogger(), clock: () => new Date() };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('board watch takes the fast path only when it may', () => {
   const handles: WatchHandle[] = [];

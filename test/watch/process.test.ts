@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { card, makeBoard, profile } from '../helpers/vault.js';
+import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** `board watch` as a real process (`npm test` builds first). */
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -28,13 +29,7 @@ function startWatchProcess(root: string, ...args: string[]) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function waitFor(what: string, probe: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (what: string, probe: () => boolean, timeoutMs = 30_000) => waitUntil(what, probe, timeoutMs, 50);
 
 // A card addressed to a human: every round sees it and dispatches nothing, so no worker is spawned.
 const VAULT = {

@@ -5,6 +5,7 @@ import type { CommandEnv } from '../../src/commands/common.js';
 import { silentLogger } from '../../src/log.js';
 import { startWatch, type WatchHandle } from '../../src/watch/daemon.js';
 import { card, exists, FakeSpawner, makeBoard, profile } from '../helpers/vault.js';
+import { waitFor } from '../helpers/wait.js';
 
 const COUNTER = profile('counter', 'function: count\nhandles: [count words]\nskills: [count-words]');
 
@@ -16,15 +17,6 @@ function newCard(request = 'count words in the notes') {
   return card(`function: count\nrequest: ${request}\ncreated: 2026-12-01 09:00\norigin: human\nattempts: 0\npaths: []`);
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const handles: WatchHandle[] = [];
 afterEach(async () => {

@@ -1,8 +1,14 @@
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * The one normalization every comparison goes through (CONTRACT "Matching"): Unicode NFKD,
  * diacritics dropped, lower-case, every run of non-letters/digits collapsed to one space, trimmed.
  */
 export function normalize(text: string): string {
+  // Plain ASCII (most requests and descriptors) has nothing to decompose and no marks, and its
+  // letters and digits are exactly [a-z0-9] once lower-cased: the same result, several times
+  // faster (matching normalizes every card's request every round).
+  if (ASCII.test(text)) return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import yaml from 'js-yaml';
+import { loadSimpleYaml } from './simple-yaml.js';
 
 /**
  * Front matter as bytes, not as a re-dumped object. The board edits a card by replacing the
@@ -59,6 +60,10 @@ export function parseFrontMatter(text: string): FrontMatterDoc {
 }
 
 export function loadYaml(yamlText: string): Record<string, unknown> {
+  // The common shape is read directly (js-yaml's answer, see simple-yaml.ts); the rest, errors
+  // and their line numbers included, is js-yaml's.
+  const simple = loadSimpleYaml(yamlText);
+  if (simple !== undefined) return simple;
   let data: unknown;
   try {
     data = yaml.load(yamlText, { schema: yaml.JSON_SCHEMA });

@@ -101,8 +101,9 @@ async function readDoubleLinks(layout: VaultLayout, pendingNames: readonly strin
   return found.filter((f): f is DoubleLinkFact => f !== undefined);
 }
 
-async function nearestFolderInside(absolute: string, root: string): Promise<boolean> {
-  for (let dir = path.dirname(absolute); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+/** Whether the nearest folder that exists at or above `from` resolves inside the vault. */
+async function nearestFolderInside(from: string, root: string): Promise<boolean> {
+  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     try {
       const real = await fs.realpath(dir);
       return real === root || real.startsWith(root + path.sep);
@@ -174,6 +175,14 @@ export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed
     if (!real) folders.set(dir, (real = fs.realpath(dir).catch(() => undefined)));
     return real;
   };
+  // Where a missing path's nearest existing folder leads, once per folder: inputs that wait for
+  // a folder nobody has made yet (a flow's `notes/`) share it.
+  const nearest = new Map<string, Promise<boolean>>();
+  const nearestInside = (dir: string) => {
+    let inside = nearest.get(dir);
+    if (!inside) nearest.set(dir, (inside = nearestFolderInside(dir, root)));
+    return inside;
+  };
   const facts = new Map<string, InputFact>();
   await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
     if (!isSafeVaultPath(rel)) {
@@ -181,19 +190,21 @@ export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed
       return;
     }
     const absolute = layout.absolute(rel);
-    const folder = await realFolder(path.dirname(absolute));
-    if (folder !== undefined) {
-      const stat = await fs.lstat(absolute).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : undefined));
-      if (stat === null) return void facts.set(rel, { exists: false, inside: isInside(folder) });
-      if (stat && !stat.isSymbolicLink()) return void facts.set(rel, { exists: true, inside: isInside(path.join(folder, path.basename(absolute))) });
-    }
+    const dir = path.dirname(absolute);
+    const folder = await realFolder(dir);
+    // A folder that does not resolve (missing, a dangling link, not a folder) holds nothing that
+    // resolves either: the path is absent, judged by its nearest existing folder as below.
+    if (folder === undefined) return void facts.set(rel, { exists: false, inside: await nearestInside(dir) });
+    const stat = await fs.lstat(absolute).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : undefined));
+    if (stat === null) return void facts.set(rel, { exists: false, inside: isInside(folder) });
+    if (stat && !stat.isSymbolicLink()) return void facts.set(rel, { exists: true, inside: isInside(path.join(folder, path.basename(absolute))) });
     try {
       const real = await fs.realpath(absolute);
       facts.set(rel, { exists: true, inside: isInside(real) });
     } catch {
       // A missing path is judged by its nearest existing folder (a folder linked out of the vault
       // leads out); a dangling link is as absent as a missing file until it resolves.
-      facts.set(rel, { exists: false, inside: await nearestFolderInside(absolute, root) });
+      facts.set(rel, { exists: false, inside: await nearestInside(dir) });
     }
   });
   return facts;

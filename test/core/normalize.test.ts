@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalize, occursIn } from '../../src/core/normalize.js';
 
@@ -25,6 +26,12 @@ describe('normalize', () => {
     ['A.B.C.', 'a b c'],
   ])('normalize(%j) = %j', (input, expected) => {
     expect(normalize(input)).toBe(expected);
+  });
+
+  it('takes the ASCII shortcut to the very result of the CONTRACT definition', () => {
+    const definition = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 });
+    fc.assert(fc.property(fc.oneof(ascii, fc.string({ unit: 'grapheme', maxLength: 20 })), (text) => normalize(text) === definition(text)), { numRuns: 2000 });
   });
 
   it('is idempotent', () => {

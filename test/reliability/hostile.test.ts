@@ -76,6 +76,8 @@ describe('hostile cards', () => {
       'link-file.md': 'inputs:\n  a: data/secret-link.md',
       'link-folder.md': 'inputs:\n  a: data/up/secret.md',
       'link-folder-missing.md': 'inputs:\n  a: data/up/not-yet.md',
+      // Two inputs in one folder that does not exist, under a link out: both judged by the link.
+      'link-folder-missing-folder.md': 'inputs:\n  a: data/up/not-made/one.md\n  b: data/up/not-made/two.md',
       'destination.md': 'destination: ../outside.md',
       'destination-link.md': 'destination: data/up/written-outside.md',
     };

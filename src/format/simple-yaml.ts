@@ -1,0 +1,156 @@
+import yaml from 'js-yaml';
+
+/**
+ * A fast path for the YAML that cards and profiles almost always hold: top-level `key: scalar`
+ * lines, flow lists of plain words (`handles: [a, b]`), and one level of nested map or list
+ * (`inputs:` / `  source: notes/x.md`). Every round parses every card's front matter, and js-yaml
+ * spends most of a census's parse time on set-up per document; this reads the common shape
+ * directly and answers `undefined` for anything else (quotes with escapes, comments after a
+ * value, anchors, block scalars, deeper nesting, tabs, CR, non-ASCII, duplicate keys …), which
+ * then goes to js-yaml as before.
+ *
+ * Its answer is js-yaml's own, by construction where it can be: plain scalars (and keys) are
+ * resolved by JSON_SCHEMA's implicit types themselves, in their order, so `True`, `~`, `0x1F` or
+ * `07:30` mean exactly what they mean to js-yaml. test/format/simple-yaml.test.ts holds it to
+ * js-yaml on generated documents.
+ */
+
+/**
+ * The list js-yaml itself tries, in order, on a plain scalar under JSON_SCHEMA (null, bool, int,
+ * float). `compiledImplicit` is not in @types/js-yaml; should a js-yaml release drop it, the fast
+ * path turns itself off rather than guess.
+ */
+const IMPLICIT: readonly yaml.Type[] | undefined = (() => {
+  const list = (yaml.JSON_SCHEMA as unknown as { compiledImplicit?: unknown }).compiledImplicit;
+  return Array.isArray(list) && list.length > 0 ? (list as yaml.Type[]) : undefined;
+})();
+
+/** Printable ASCII and newlines only; everything else is js-yaml's to judge. */
+const SIMPLE_TEXT = /^[\x20-\x7e\n]*$/;
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +(.*))?$/;
+const NESTED_KEY_LINE = /^( +)([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +(.*))?$/;
+const NESTED_ITEM_LINE = /^( +)- +(.+)$/;
+const DOUBLE_QUOTED = /^"([^"\\]*)"$/;
+const SINGLE_QUOTED = /^'([^']*)'$/;
+/** A plain scalar may not start with an indicator (YAML 1.2 §7.3.3, kept strict: `-` and `?` too). */
+const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+/** Inside `[...]`, items are plain words: no quotes, nesting, comments or `:`. */
+const FLOW_ITEM_FORBIDDEN = /["'[\]{}#:]/;
+
+type Scalar = null | boolean | number | string;
+type Value = Scalar | Scalar[] | Record<string, Scalar> | Record<string, never>;
+
+/** Front matter YAML as js-yaml's JSON_SCHEMA reads it, or undefined when it is not the simple shape. */
+export function loadSimpleYaml(text: string): Record<string, unknown> | undefined {
+  if (IMPLICIT === undefined || !SIMPLE_TEXT.test(text)) return undefined;
+  const lines = text.split('\n');
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    i += 1;
+    if (isSkippable(line)) continue;
+    const match = KEY_LINE.exec(line);
+    if (!match) return undefined;
+    const key = keyOf(match[1]!);
+    if (key === undefined || Object.hasOwn(out, key)) return undefined;
+    const rest = match[2]?.trim() ?? '';
+    if (rest !== '') {
+      const value = blockValue(rest);
+      if (value === undefined) return undefined;
+      out[key] = value;
+      // A continuation line (a plain scalar folded over lines) is not the simple shape.
+      if (i < lines.length && lines[i]!.startsWith(' ') && !isSkippable(lines[i]!)) return undefined;
+      continue;
+    }
+    const nested = nestedBlock(lines, i);
+    if (nested === undefined) return undefined;
+    out[key] = nested.value;
+    i = nested.next;
+  }
+  return out;
+}
+
+function isSkippable(line: string): boolean {
+  return line.trim() === '' || line.startsWith('#');
+}
+
+/** A key as js-yaml stores it: resolved like a plain scalar, then made a string (`True:` is "true"). */
+function keyOf(raw: string): string | undefined {
+  const key = String(plainScalar(raw));
+  return key === '__proto__' ? undefined : key;
+}
+
+/** The lines indented under `key:` (a map or a list, one level), or null when there are none. */
+function nestedBlock(lines: readonly string[], start: number): { value: Value; next: number } | undefined {
+  let indent: number | undefined;
+  let kind: 'map' | 'list' | undefined;
+  const map: Record<string, Scalar> = {};
+  const list: Scalar[] = [];
+  let i = start;
+  for (; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    if (isSkippable(line)) continue;
+    if (!line.startsWith(' ')) break;
+    const item = NESTED_ITEM_LINE.exec(line);
+    const entry = item ? undefined : NESTED_KEY_LINE.exec(line);
+    const lineKind = item ? 'list' : entry ? 'map' : undefined;
+    const lineIndent = (item ?? entry)?.[1]!.length;
+    if (lineKind === undefined || (kind !== undefined && (lineKind !== kind || lineIndent !== indent))) return undefined;
+    kind = lineKind;
+    indent = lineIndent;
+    if (item) {
+      const value = blockScalar(item[2]!.trim());
+      if (value === undefined) return undefined;
+      list.push(value);
+    } else {
+      const key = keyOf(entry![2]!);
+      if (key === undefined || Object.hasOwn(map, key)) return undefined;
+      const rest = entry![3]?.trim() ?? '';
+      const value = rest === '' ? null : blockScalar(rest);
+      if (value === undefined) return undefined;
+      map[key] = value;
+    }
+  }
+  const value = kind === 'list' ? list : kind === 'map' ? map : null;
+  return { value, next: i };
+}
+
+/** A top-level value: a scalar, `[]`/`{}`, or a flow list of plain words. */
+function blockValue(text: string): Value | undefined {
+  if (text === '{}') return {};
+  if (text.startsWith('[')) return flowList(text);
+  return blockScalar(text);
+}
+
+function flowList(text: string): Scalar[] | undefined {
+  if (!text.endsWith(']')) return undefined;
+  const inner = text.slice(1, -1);
+  if (inner.trim() === '') return [];
+  if (FLOW_ITEM_FORBIDDEN.test(inner)) return undefined;
+  const items: Scalar[] = [];
+  for (const part of inner.split(',')) {
+    const word = part.trim();
+    if (word === '' || INDICATOR_START.test(word)) return undefined;
+    items.push(plainScalar(word));
+  }
+  return items;
+}
+
+/** A quoted string without escapes, or a one-line plain scalar. */
+function blockScalar(text: string): Scalar | undefined {
+  const double = DOUBLE_QUOTED.exec(text);
+  if (double) return double[1]!;
+  const single = SINGLE_QUOTED.exec(text);
+  if (single) return single[1]!;
+  if (text === '' || INDICATOR_START.test(text) || text.includes(': ') || text.includes(' #') || text.endsWith(':')) return undefined;
+  return plainScalar(text);
+}
+
+/** A plain scalar's meaning under JSON_SCHEMA: the first implicit type that resolves it, else the text. */
+function plainScalar(text: string): Scalar {
+  for (const type of IMPLICIT!) {
+    if (type.resolve(text)) return type.construct(text) as Scalar;
+  }
+  return text;
+}

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { createFileExclusive } from './atomic-write.js';
+import { createFileExclusive, isBoardTempName } from './atomic-write.js';
 
 /**
  * The round's lock: one round at a time per vault, for ticks and watchers on any host sharing it.
@@ -281,6 +281,18 @@ interface AcquireState {
 }
 
 /** The `fs` handed to proper-lockfile: plain, except mkdir and rmdir(Sync) of the lock folder. */
+/** This process's owner temp files left in the lock folder by a write the folder's move broke. */
+function removeOwnTemps(paths: LockPaths): void {
+  const prefix = `.owner.json.${process.pid}.`;
+  try {
+    for (const name of fsCallback.readdirSync(paths.lock)) {
+      if (name.startsWith(prefix) && isBoardTempName(name)) fsCallback.rmSync(path.join(paths.lock, name), { force: true });
+    }
+  } catch {
+    // The folder is still away at the tombstone: it comes back owner-less, and is judged by age.
+  }
+}
+
 function lockFs(paths: LockPaths, owner: LockOwner & { token: string }, state: AcquireState, staleMs: number): typeof fsCallback {
   type Callback = (error?: NodeJS.ErrnoException | null) => void;
   return {
@@ -295,9 +307,13 @@ function lockFs(paths: LockPaths, owner: LockOwner & { token: string }, state: A
             callback(null);
           },
           (writeError: NodeJS.ErrnoException) => {
+            // ENOENT: a retirer that judged the lock before ours moved our fresh folder to its
+            // tombstone, found it was not the one it judged and puts it back (retire()). Our
+            // owner's temp file may ride along: remove it, so the folder comes back empty.
+            if (isCode(writeError, 'ENOENT')) removeOwnTemps(paths);
             // rmdir, not rm -r: it only removes the folder if it is still the empty one we made.
             fsCallback.rmdir(target, () => {
-              if (isCode(writeError, 'EEXIST')) {
+              if (isCode(writeError, 'EEXIST', 'ENOENT')) {
                 // A retirer judged the previous lock and wrote its marker into our fresh folder: it is
                 // about to retire it, so we do not hold the lock.
                 callback(Object.assign(new Error('Lock file is already being held'), { code: 'ELOCKED' }));

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BOARD_CLI } from '../entry-points.js';
 import { UsageError } from '../errors.js';
 import { launchdCommands, launchdPlist, systemdCommands, systemdUnits, type UnitFile, type UnitSpec } from '../install/units.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
@@ -14,7 +14,6 @@ export interface InstallOptions extends GlobalOptions {
   readonly name?: string;
 }
 
-const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
 /**
  * `board install systemd|launchd`: the unit files that run `board tick` with this config every
@@ -34,7 +33,7 @@ export async function installCommand(kind: string, options: InstallOptions, env:
   const spec: UnitSpec = {
     name,
     node: process.execPath,
-    cli: CLI,
+    cli: BOARD_CLI,
     args,
     intervalSeconds: intervalMs / 1_000,
     workingDirectory: path.dirname(board.config.configFile),

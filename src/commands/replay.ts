@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pickModel } from '../core/models.js';
 import { localDate } from '../core/time.js';
 import { UsageError } from '../errors.js';
@@ -23,9 +22,8 @@ import {
 import { resolveRun } from '../provenance/resolve-run.js';
 import { supervisorSpawner, type Spawner } from '../round/spawner.js';
 import { createFileExclusive } from '../vault/atomic-write.js';
+import { BOARD_CLI } from '../entry-points.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
-
-const BOARD_CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
 export interface ReplayOptions extends GlobalOptions {
   readonly model?: string;

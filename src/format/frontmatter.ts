@@ -40,19 +40,22 @@ export function parseFrontMatter(text: string): FrontMatterDoc {
   if (!open) throw new FrontMatterError('no front matter: the file must start with a line "---"', 1);
   const eol = open[2] === '\r\n' ? '\r\n' : '\n';
   const head = open[0];
-  let offset = head.length;
-  let yamlText = '';
+  const start = head.length;
+  let offset = start;
   let fence: string | undefined;
+  let yamlText = '';
   while (offset < text.length) {
     const lineEnd = text.indexOf('\n', offset);
-    const line = lineEnd === -1 ? text.slice(offset) : text.slice(offset, lineEnd + 1);
-    if (CLOSE.test(line)) {
-      fence = line;
-      offset += line.length;
+    const next = lineEnd === -1 ? text.length : lineEnd + 1;
+    // Only a line starting like a fence is worth a look (one slice, not one per line).
+    const first = text.charCodeAt(offset);
+    if ((first === 45 || first === 46) && CLOSE.test(text.slice(offset, next))) {
+      fence = text.slice(offset, next);
+      yamlText = text.slice(start, offset);
+      offset = next;
       break;
     }
-    yamlText += line;
-    offset += line.length;
+    offset = next;
   }
   if (fence === undefined) throw new FrontMatterError('front matter is never closed by a line "---"');
   const data = loadYaml(yamlText);

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { composeCommand } from '../core/compose.js';
 import { runIdFor } from '../core/zombies.js';
 import type { PlannedDispatch } from '../core/types.js';
@@ -8,12 +7,11 @@ import { localDate } from '../core/time.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
 import { crashPoint } from '../vault/crash-seam.js';
+import { BOARD_CLI } from '../entry-points.js';
 import { CAUSE_VAR, newEventId } from '../journal/index.js';
 import { recordRun } from '../provenance/record-run.js';
 import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
-
-const BOARD_CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 
 /**
  * Step 4: claim each planned card by an exclusive move into `in-progress/`, stamp the claim

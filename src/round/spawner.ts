@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { SUPERVISOR_SCRIPT } from '../entry-points.js';
 import type { ComposedCommand } from '../core/compose.js';
 import type { HarnessCost } from '../schema/harness.js';
 
@@ -42,7 +42,7 @@ export const SUPERVISOR_SPARE_VAR = 'BOARD_SUPERVISOR_SPARE';
  * Starts a detached supervisor per run (`dist/supervisor.js`), which re-checks the claim, records
  * the run exclusively and only then launches the worker. The tick does not wait for either.
  */
-export function supervisorSpawner(supervisorScript = fileURLToPath(new URL('../supervisor.js', import.meta.url))): Spawner {
+export function supervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner {
   return {
     start(job) {
       return new Promise((resolve, reject) => {
@@ -71,7 +71,7 @@ export function supervisorSpawner(supervisorScript = fileURLToPath(new URL('../s
  * that gets no job (the watcher stopped, crashed or was killed: its pipe closes) exits at once.
  * A spare that died on its own is replaced by a cold start for that job.
  */
-export function warmSupervisorSpawner(supervisorScript = fileURLToPath(new URL('../supervisor.js', import.meta.url))): Spawner {
+export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner {
   const cold = supervisorSpawner(supervisorScript);
   let closed = false;
   const launch = (): ChildProcess | undefined => {

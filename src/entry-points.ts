@@ -1,0 +1,10 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The board's own scripts that it starts as processes (the CLI for workers' verbs, replays and
+ * service units; the per-run supervisor). Resolved from this module's URL, which is `dist/` both
+ * in the module tree tsc emits and inside the bundles that ship as `dist/cli.js` and
+ * `dist/supervisor.js` (scripts/bundle.mjs), so one relative path is right in either.
+ */
+export const BOARD_CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+export const SUPERVISOR_SCRIPT = fileURLToPath(new URL('./supervisor.js', import.meta.url));

@@ -21,6 +21,8 @@ export interface CensusContext {
   readonly inputs: ReadonlyMap<string, InputFact>;
   /** Children in done/ that pending cards wait on through `inputs.dependent_task`. */
   readonly dependents?: ReadonlyMap<string, DependentFact>;
+  /** `normalize(card.request)`, when the caller has it already (the planner matches with it too). */
+  readonly normalizedRequest?: string;
 }
 
 export function isBlocked(card: Card): boolean {
@@ -59,7 +61,7 @@ export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
   if (!ctx.trustedOrigins.has(card.origin)) {
     return { kind: 'block', reason: `foreign origin "${card.origin}" (not in trusted_origins)` };
   }
-  const suspicious = suspiciousReason(card.request);
+  const suspicious = suspiciousReason(card.request, ctx.normalizedRequest);
   if (suspicious) return { kind: 'block', reason: suspicious };
   const inputs = inputPaths(card);
   for (const { slot, path } of inputs) {

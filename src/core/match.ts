@@ -46,6 +46,7 @@ export function matchCard(
   card: { function: string; request: string; recipient?: string | null | undefined },
   index: ProfileIndex,
   profileNames: ReadonlySet<string>,
+  normalizedRequest?: string,
 ): MatchResult {
   if (card.recipient != null && card.recipient.trim() !== '') {
     const recipient = card.recipient.trim();
@@ -57,7 +58,7 @@ export function matchCard(
   if (candidates.length === 0) {
     return { kind: 'unmatched', reason: `no profile has function "${card.function}"` };
   }
-  const request = normalize(card.request);
+  const request = normalizedRequest ?? normalize(card.request);
   const found = findDescriptors(candidates, request);
   let best = -1;
   let winners: { profile: string; descriptor: string }[] = [];

@@ -4,6 +4,7 @@ import { setFields } from '../format/frontmatter.js';
 import { recordStamp } from '../format/record.js';
 import { censusCard, isBlocked } from './census.js';
 import { indexProfiles, matchCard, toMatchable } from './match.js';
+import { normalize } from './normalize.js';
 import { pickModel } from './models.js';
 import { dispatchOrder } from './order.js';
 import { dueInstance } from './schedule.js';
@@ -119,7 +120,8 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   for (const c of newCards) pendingCards.push({ ...c, scheduled: true });
 
   for (const { file, card, scheduled: isScheduled } of pendingCards) {
-    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) });
+    const normalizedRequest = normalize(card.request);
+    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, normalizedRequest, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) });
     if (verdict.kind === 'already-blocked') {
       blocked.push({ card: file, reason: verdict.reason, new: false });
       continue;
@@ -132,7 +134,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       waiting.push({ card: file, reason: verdict.reason, kind: 'input' });
       continue;
     }
-    const match = matchCard(card, index, profileNames);
+    const match = matchCard(card, index, profileNames, normalizedRequest);
     if (match.kind !== 'matched') {
       waiting.push({ card: file, reason: match.reason, kind: match.kind, ...(match.kind === 'ambiguous' ? { profiles: match.profiles } : {}) });
       continue;

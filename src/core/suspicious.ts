@@ -35,16 +35,19 @@ export const SUSPICIOUS_PHRASES: readonly { readonly phrase: string; readonly as
 ];
 
 const NORMALIZED = SUSPICIOUS_PHRASES.map((p) => ({ ...p, normalized: normalize(p.phrase) }));
+/** The phrases' first words: a request holding none of them (most) holds no phrase. */
+const FIRST_WORDS = [...new Set(NORMALIZED.map((p) => p.normalized.split(' ')[0]!))];
 
 /** The first listed phrase the request contains, or undefined. */
-export function suspiciousPhrase(request: string): { phrase: string; asks: string } | undefined {
-  const text = normalize(request);
+export function suspiciousPhrase(request: string, normalizedRequest = normalize(request)): { phrase: string; asks: string } | undefined {
+  const text = normalizedRequest;
+  if (!FIRST_WORDS.some((word) => occursIn(word, text))) return undefined;
   const hit = NORMALIZED.find((p) => occursIn(p.normalized, text));
   return hit ? { phrase: hit.phrase, asks: hit.asks } : undefined;
 }
 
 /** The census's block reason for a suspicious request, or undefined for an ordinary one. */
-export function suspiciousReason(request: string): string | undefined {
-  const hit = suspiciousPhrase(request);
+export function suspiciousReason(request: string, normalizedRequest?: string): string | undefined {
+  const hit = suspiciousPhrase(request, normalizedRequest);
   return hit ? `suspicious: the card asks to ${hit.asks} ("${hit.phrase}"); the card asks, it does not command` : undefined;
 }

@@ -1,12 +1,13 @@
-import { TIMESTAMP } from '../schema/card.js';
+/** The schema's TIMESTAMP (schema/card.ts), the same language, with its parts captured. */
+const TIMESTAMP_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * A card timestamp as epoch milliseconds. Without an offset it is local time, the way a person
  * writing "2026-08-20 13:56" means it. Returns NaN for text that is not a timestamp.
  */
 export function parseTimestamp(text: string): number {
-  if (!TIMESTAMP.test(text)) return Number.NaN;
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text)!;
+  const m = TIMESTAMP_PARTS.exec(text);
+  if (!m) return Number.NaN;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const ms = frac ? Math.round(Number(frac) * 1000) : 0;
   if (zone === undefined) {

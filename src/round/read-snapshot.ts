@@ -35,14 +35,17 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   await assertVault(layout);
   cache?.beginRound();
   const read: typeof readParsed = cache ? (file, shown, schema) => cache.read(file, shown, schema) : readParsed;
-  const [profileDirs, templateNames, pendingNames, inProgressNames, doneNames, archivedNames] = await Promise.all([
+  const [profileDirs, templateList, pendingList, inProgressList, doneNames, archivedNames] = await Promise.all([
     listEntries(layout.agents),
-    listCardNames(layout.scheduled),
-    listCardNames(layout.pending),
-    listCardNames(layout.inProgress),
+    listCards(layout.scheduled),
+    listCards(layout.pending),
+    listCards(layout.inProgress),
     listCardNames(layout.done),
     listArchived(layout.archive),
   ]);
+  const [templateNames, pendingNames, inProgressNames] = [templateList.names, pendingList.names, inProgressList.names];
+  const readCard = <S extends Parameters<typeof readParsed>[2]>(list: CardList, dir: string, name: string, shown: string, schema: S) =>
+    read(path.join(dir, name), shown, schema, { seenAsFile: list.files.has(name) });
 
   const profileFiles = profileDirs.filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
   const profiles = (
@@ -55,9 +58,9 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   ).filter((p): p is NonNullable<typeof p> => p !== undefined);
 
   const [templates, pendingRead, inProgressRead] = await Promise.all([
-    mapLimit(templateNames, READ_CONCURRENCY, (n) => read(path.join(layout.scheduled, n), `scheduled/${n}`, scheduledTemplateSchema)),
-    mapLimit(pendingNames, READ_CONCURRENCY, (n) => read(path.join(layout.pending, n), n, cardSchema)),
-    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => read(path.join(layout.inProgress, n), n, cardSchema)),
+    mapLimit(templateNames, READ_CONCURRENCY, (n) => readCard(templateList, layout.scheduled, n, `scheduled/${n}`, scheduledTemplateSchema)),
+    mapLimit(pendingNames, READ_CONCURRENCY, (n) => readCard(pendingList, layout.pending, n, n, cardSchema)),
+    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readCard(inProgressList, layout.inProgress, n, n, cardSchema)),
   ]);
   // A card listed and then gone before it was read has moved on (a worker closed it, a person
   // moved it): it is not unreadable, and the next round sees it where it went.
@@ -149,7 +152,18 @@ async function listEntries(dir: string): Promise<Dirent[]> {
 }
 
 async function listCardNames(dir: string): Promise<string[]> {
-  return (await listEntries(dir)).filter((e) => !e.isDirectory() && isCardFileName(e.name)).map((e) => e.name);
+  return (await listCards(dir)).names;
+}
+
+/** A folder's card names, and which of them its listing typed as regular files (d_type). */
+interface CardList {
+  readonly names: string[];
+  readonly files: ReadonlySet<string>;
+}
+
+async function listCards(dir: string): Promise<CardList> {
+  const entries = (await listEntries(dir)).filter((e) => !e.isDirectory() && isCardFileName(e.name));
+  return { names: entries.map((e) => e.name), files: new Set(entries.filter((e) => e.isFile()).map((e) => e.name)) };
 }
 
 async function listArchived(archiveDir: string): Promise<string[]> {

@@ -108,7 +108,7 @@ export class CensusCache {
     this.stats.misses += 1;
     // Read after the stat: the bytes are at least as new as the key they are filed under, so a
     // change racing the read can only make the next round's key differ (and read again).
-    const parsed = await readParsed(absolute, shown, schema);
+    const parsed = await readParsed(absolute, shown, schema, { seenAsFile: true });
     const settled = stat.ctimeMs <= now - this.racyMs;
     const vanished = !parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read');
     if (settled && !vanished) this.entries.set(absolute, { key, shown, schema, parsed, seen: this.round });

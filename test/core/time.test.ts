@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDuration, localDate, parseTimestamp } from '../../src/core/time.js';
+import { TIMESTAMP } from '../../src/schema/card.js';
 
 // vitest.config.ts pins TZ=UTC, so "local" is UTC here.
 describe('parseTimestamp', () => {
@@ -22,6 +24,14 @@ describe('parseTimestamp', () => {
     ['2026-08-20T13:56:07-00:00', Date.UTC(2026, 7, 20, 13, 56, 7)],
   ])('parseTimestamp(%j)', (text, expected) => {
     expect(parseTimestamp(text)).toBe(expected);
+  });
+
+  it("reads exactly the schema's timestamps", () => {
+    const piece = fc.constantFrom('2026', '-', '08', '20', ' ', 'T', '13', ':', '56', '07', '.', '250', 'Z', 'z', '+', '02', '00', '0200', '1', 'x');
+    const shaped = fc
+      .tuple(fc.constantFrom('2026-08-20', '2026-8-20', '26-08-20'), fc.constantFrom('', ' 13:56', 'T13:56', 'T13:56:07', 'T13:56:07.25', 'T13', ' 1:56'), fc.constantFrom('', 'Z', 'z', '+02:00', '+0200', '-05:30', ' +02:00', '+2'))
+      .map((p) => p.join(''));
+    fc.assert(fc.property(fc.oneof(shaped, fc.array(piece, { maxLength: 14 }).map((p) => p.join(''))), (text) => TIMESTAMP.test(text) === !Number.isNaN(parseTimestamp(text))), { numRuns: 5000 });
   });
 
   it.each(['', 'now', '2026-8-20', '20-08-2026', '2026-08-20 1:56', '2026-08-20T13', '2026-08-20T13:56:07 +02:00', '2026-08-20T13:56:07z', ' 2026-08-20'])(

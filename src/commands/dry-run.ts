@@ -1,4 +1,4 @@
-import { planFromVault } from '../round/run-round.js';
+import { planFromVault } from '../round/plan-from-vault.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { planJson, planText } from './render-plan.js';
 

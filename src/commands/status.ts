@@ -1,5 +1,5 @@
 import { readLastRound } from '../round/last-round.js';
-import { planFromVault } from '../round/run-round.js';
+import { planFromVault } from '../round/plan-from-vault.js';
 import { boardStatus, statusText } from '../status/board-status.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 

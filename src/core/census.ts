@@ -21,8 +21,6 @@ export interface CensusContext {
   readonly inputs: ReadonlyMap<string, InputFact>;
   /** Children in done/ that pending cards wait on through `inputs.dependent_task`. */
   readonly dependents?: ReadonlyMap<string, DependentFact>;
-  /** `normalize(card.request)`, when the caller has it already (the planner matches with it too). */
-  readonly normalizedRequest?: string;
 }
 
 export function isBlocked(card: Card): boolean {
@@ -53,7 +51,8 @@ export function isSafeVaultPath(path: string): boolean {
   return depth > 0;
 }
 
-export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
+/** `normalizedRequest`: `normalize(card.request)`, when the caller has it (the planner matches with it too). */
+export function censusCard(card: Card, ctx: CensusContext, normalizedRequest?: string): CensusVerdict {
   if (isBlocked(card)) return { kind: 'already-blocked', reason: `blocked: ${String(card.blocked)}` };
   if (card.attempts >= ctx.maxAttempts) {
     return { kind: 'block', reason: `attempts exhausted (${card.attempts} of max_attempts ${ctx.maxAttempts})` };
@@ -61,7 +60,7 @@ export function censusCard(card: Card, ctx: CensusContext): CensusVerdict {
   if (!ctx.trustedOrigins.has(card.origin)) {
     return { kind: 'block', reason: `foreign origin "${card.origin}" (not in trusted_origins)` };
   }
-  const suspicious = suspiciousReason(card.request, ctx.normalizedRequest);
+  const suspicious = suspiciousReason(card.request, normalizedRequest);
   if (suspicious) return { kind: 'block', reason: suspicious };
   const inputs = inputPaths(card);
   for (const { slot, path } of inputs) {

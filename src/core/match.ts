@@ -53,8 +53,7 @@ export function matchCard(
     if (profileNames.has(recipient)) return { kind: 'matched', profile: recipient, descriptor: '', via: 'recipient' };
     return { kind: 'human', recipient, reason: `addressed to "${recipient}", which is no profile: a human's card` };
   }
-  const fn = normalize(card.function);
-  const candidates = index.get(fn) ?? [];
+  const candidates = index.get(functionKey(index, card.function)) ?? [];
   if (candidates.length === 0) {
     return { kind: 'unmatched', reason: `no profile has function "${card.function}"` };
   }
@@ -114,6 +113,17 @@ interface TrieNode {
 
 const tries = new WeakMap<readonly MatchableProfile[], TrieNode>();
 
+/** Cards name few functions: each raw spelling is normalized once per index (once per round). */
+const functionKeys = new WeakMap<ProfileIndex, Map<string, string>>();
+
+function functionKey(index: ProfileIndex, fn: string): string {
+  let keys = functionKeys.get(index);
+  if (!keys) functionKeys.set(index, (keys = new Map()));
+  let key = keys.get(fn);
+  if (key === undefined) keys.set(fn, (key = normalize(fn)));
+  return key;
+}
+
 function trieOf(candidates: readonly MatchableProfile[]): TrieNode {
   let root = tries.get(candidates);
   if (root) return root;
@@ -141,9 +151,13 @@ function trieOf(candidates: readonly MatchableProfile[]): TrieNode {
  * candidate's longest matching `handles` descriptor (the first in its list among equals, as a
  * scan in list order finds), with the positions involved in candidate order.
  */
+const NONE: ReadonlySet<number> = new Set();
+const NO_DESCRIPTORS: ReadonlyMap<number, { descriptor: string; order: number }> = new Map();
+
 function findDescriptors(candidates: readonly MatchableProfile[], request: string) {
-  const refused = new Set<number>();
-  const longest = new Map<number, { descriptor: string; order: number }>();
+  // Most requests meet one or two descriptors: the collections are made on the first.
+  let refused: Set<number> | undefined;
+  let longest: Map<number, { descriptor: string; order: number }> | undefined;
   const root = trieOf(candidates);
   const words = request === '' ? [] : request.split(' ');
   for (let i = 0; i < words.length; i += 1) {
@@ -151,9 +165,10 @@ function findDescriptors(candidates: readonly MatchableProfile[], request: strin
     for (let j = i + 1; node; j += 1) {
       for (const end of node.ends) {
         if (end.refuses) {
-          refused.add(end.position);
+          (refused ??= new Set()).add(end.position);
           continue;
         }
+        longest ??= new Map();
         const current = longest.get(end.position);
         if (!current || end.descriptor.length > current.descriptor.length || (end.descriptor.length === current.descriptor.length && end.order < current.order)) {
           longest.set(end.position, { descriptor: end.descriptor, order: end.order });
@@ -162,6 +177,8 @@ function findDescriptors(candidates: readonly MatchableProfile[], request: strin
       node = j < words.length ? node.next.get(words[j]!) : undefined;
     }
   }
-  const positions = [...new Set([...refused, ...longest.keys()])].sort((a, b) => a - b);
-  return { refused, longest, positions };
+  const positions = longest ? [...longest.keys()] : [];
+  for (const position of refused ?? []) if (!longest?.has(position)) positions.push(position);
+  positions.sort((a, b) => a - b);
+  return { refused: refused ?? NONE, longest: longest ?? NO_DESCRIPTORS, positions };
 }

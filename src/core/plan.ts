@@ -119,9 +119,10 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   }
   for (const c of newCards) pendingCards.push({ ...c, scheduled: true });
 
+  const censusContext = { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) };
   for (const { file, card, scheduled: isScheduled } of pendingCards) {
     const normalizedRequest = normalize(card.request);
-    const verdict = censusCard(card, { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, normalizedRequest, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) });
+    const verdict = censusCard(card, censusContext, normalizedRequest);
     if (verdict.kind === 'already-blocked') {
       blocked.push({ card: file, reason: verdict.reason, new: false });
       continue;
@@ -174,9 +175,10 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   // Step 4: urgent first, then oldest, up to the round's limit.
   const dispatch: PlannedDispatch[] = [];
   for (const [i, candidate] of dispatchOrder(candidates).entries()) {
-    const { created: _created, priority: _priority, ...planned } = candidate;
-    if (i < settings.maxDispatches) dispatch.push(planned);
-    else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
+    if (i < settings.maxDispatches) {
+      const { created: _created, priority: _priority, ...planned } = candidate;
+      dispatch.push(planned);
+    } else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
   }
 
   // Step 5: zombies, from the claims as they were before this round's dispatches.

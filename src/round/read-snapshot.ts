@@ -45,7 +45,8 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   ]);
   const [templateNames, pendingNames, inProgressNames] = [templateList.names, pendingList.names, inProgressList.names];
   const readCard = <S extends Parameters<typeof readParsed>[2]>(list: CardList, dir: string, name: string, shown: string, schema: S) =>
-    read(path.join(dir, name), shown, schema, { seenAsFile: list.files.has(name) });
+    // A listed name holds no separator and the layout's folders are normalized: no path.join needed.
+    read(`${dir}${path.sep}${name}`, shown, schema, { seenAsFile: list.files.has(name) });
 
   const profileFiles = profileDirs.filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
   const profiles = (

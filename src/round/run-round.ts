@@ -1,45 +1,15 @@
-import { planRound } from '../core/plan.js';
-import type { Plan, RoundSettings, VaultSnapshot } from '../core/types.js';
-import type { LoadedBoard } from '../config/load-config.js';
+import type { Plan } from '../core/types.js';
 import { blockCards } from './block-cards.js';
 import type { RoundContext, Transition } from './context.js';
 import { dispatchCards } from './dispatch-cards.js';
 import { roundJournalOf, tickJournal } from './journal-round.js';
-import { readSnapshot } from './read-snapshot.js';
 import { reclaimZombies } from './reclaim-zombies.js';
 import { repairDoubleLinks } from './repair-double-links.js';
 import { sweepTempFiles } from './sweep-temp-files.js';
 import { writeScheduled } from './write-scheduled.js';
-import type { CensusCache } from '../vault/census-cache.js';
 
-/** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
-export const START_GRACE_MS = 5 * 60_000;
-
-export function roundSettings(board: LoadedBoard): RoundSettings {
-  const c = board.config;
-  return {
-    trustedOrigins: c.trusted_origins,
-    maxAttempts: c.max_attempts,
-    maxDispatches: c.max_dispatches_per_round,
-    zombieAfterMs: c.zombie_after,
-    startGraceMs: Math.min(START_GRACE_MS, c.zombie_after),
-    defaultHarness: c.default_harness,
-    harnesses: board.harnesses,
-    harnessProblems: board.harnessProblems,
-    models: board.models,
-    privateKeys: new Set(board.privateEnv.keys()),
-  };
-}
-
-/**
- * Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. Only
- * `board watch` passes a census cache (see readSnapshot).
- */
-export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache, onSnapshot?: (snapshot: VaultSnapshot) => void): Promise<Plan> {
-  const snapshot = await readSnapshot(ctx.layout, cache);
-  onSnapshot?.(snapshot);
-  return planRound(snapshot, roundSettings(ctx.board), ctx.now);
-}
+// Planning is its own module, so `dry-run` and `status` load none of the execution steps.
+export { planFromVault, roundSettings, START_GRACE_MS } from './plan-from-vault.js';
 
 export interface ExecuteOptions {
   /**

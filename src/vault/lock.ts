@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { createFileExclusive, isBoardTempName } from './atomic-write.js';
+import { isProcessAlive } from './process-alive.js';
 
 /**
  * The round's lock: one round at a time per vault, for ticks and watchers on any host sharing it.
@@ -101,15 +102,6 @@ async function readOwnerFile(ownerFile: string): Promise<{ file: boolean; owner?
   } catch (error) {
     if (isCode(error, 'ENOENT', 'ENOTDIR')) return { file: false };
     throw error;
-  }
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

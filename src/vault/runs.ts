@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
-import { isProcessAlive } from './lock.js';
+import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
 
 /**

@@ -1,0 +1,36 @@
+import { planRound } from '../core/plan.js';
+import type { Plan, RoundSettings, VaultSnapshot } from '../core/types.js';
+import type { LoadedBoard } from '../config/load-config.js';
+import type { CensusCache } from '../vault/census-cache.js';
+import type { RoundContext } from './context.js';
+import { readSnapshot } from './read-snapshot.js';
+
+/** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
+export const START_GRACE_MS = 5 * 60_000;
+
+export function roundSettings(board: LoadedBoard): RoundSettings {
+  const c = board.config;
+  return {
+    trustedOrigins: c.trusted_origins,
+    maxAttempts: c.max_attempts,
+    maxDispatches: c.max_dispatches_per_round,
+    zombieAfterMs: c.zombie_after,
+    startGraceMs: Math.min(START_GRACE_MS, c.zombie_after),
+    defaultHarness: c.default_harness,
+    harnesses: board.harnesses,
+    harnessProblems: board.harnessProblems,
+    models: board.models,
+    privateKeys: new Set(board.privateEnv.keys()),
+  };
+}
+
+/**
+ * Read the vault and compute the round's plan. Writes nothing: this is all `dry-run` does. Only
+ * `board watch` passes a census cache (see readSnapshot).
+ */
+export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache, onSnapshot?: (snapshot: VaultSnapshot) => void): Promise<Plan> {
+  const snapshot = await readSnapshot(ctx.layout, cache);
+  onSnapshot?.(snapshot);
+  return planRound(snapshot, roundSettings(ctx.board), ctx.now);
+}
+

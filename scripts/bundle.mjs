@@ -18,6 +18,25 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
+/**
+ * zod's namespace re-exports all ~45 of its message locales (a quarter of the bundle, parsed and
+ * initialised at every start); the board uses English, which zod installs itself from
+ * `locales/en.js`. Its `locales/index.js` becomes English only: `z.locales.en` stays, the rest is
+ * not shipped.
+ */
+const englishOnlyZodLocales = {
+  name: 'english-only-zod-locales',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 await build({
   entryPoints: { cli: path.join(root, 'src/cli.ts'), supervisor: path.join(root, 'src/supervisor.ts') },
   outdir: path.join(root, 'dist'),
@@ -30,5 +49,6 @@ await build({
   banner: { js: "import { createRequire as __boardCreateRequire } from 'node:module';\nconst require = __boardCreateRequire(import.meta.url);" },
   // tsc's source maps describe the module tree, not the bundle; stacks name bundle lines.
   sourcemap: false,
+  plugins: [englishOnlyZodLocales],
   logLevel: 'warning',
 });

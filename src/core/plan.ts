@@ -6,7 +6,7 @@ import { censusCard, isBlocked } from './census.js';
 import { indexProfiles, matchCard, toMatchable } from './match.js';
 import { normalize } from './normalize.js';
 import { pickModel } from './models.js';
-import { dispatchOrder } from './order.js';
+import { firstInDispatchOrder } from './order.js';
 import { dueInstance } from './schedule.js';
 import { findZombie, runIdFor } from './zombies.js';
 import type {
@@ -174,11 +174,14 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
 
   // Step 4: urgent first, then oldest, up to the round's limit.
   const dispatch: PlannedDispatch[] = [];
-  for (const [i, candidate] of dispatchOrder(candidates).entries()) {
-    if (i < settings.maxDispatches) {
-      const { created: _created, priority: _priority, ...planned } = candidate;
-      dispatch.push(planned);
-    } else waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
+  const { first, rest } = firstInDispatchOrder(candidates, settings.maxDispatches);
+  for (const candidate of first) {
+    const { created: _created, priority: _priority, ...planned } = candidate;
+    dispatch.push(planned);
+  }
+  // The rest wait in card order, like every other wait.
+  for (const candidate of rest) {
+    waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
   }
 
   // Step 5: zombies, from the claims as they were before this round's dispatches.

@@ -144,8 +144,12 @@ export async function assertVault(layout: VaultLayout): Promise<void> {
 }
 
 async function listEntries(dir: string): Promise<Dirent[]> {
+  return (await listUnsorted(dir)).sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+async function listUnsorted(dir: string): Promise<Dirent[]> {
   try {
-    return (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    return await fs.readdir(dir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new RoundError(`cannot list ${dir}: ${(error as Error).message}`);
@@ -163,8 +167,15 @@ interface CardList {
 }
 
 async function listCards(dir: string): Promise<CardList> {
-  const entries = (await listEntries(dir)).filter((e) => !e.isDirectory() && isCardFileName(e.name));
-  return { names: entries.map((e) => e.name), files: new Set(entries.filter((e) => e.isFile()).map((e) => e.name)) };
+  const names: string[] = [];
+  const files = new Set<string>();
+  for (const e of await listUnsorted(dir)) {
+    if (e.isDirectory() || !isCardFileName(e.name)) continue;
+    names.push(e.name);
+    if (e.isFile()) files.add(e.name);
+  }
+  // The default sort compares UTF-16 code units, as `<` does, without a call per comparison.
+  return { names: names.sort(), files };
 }
 
 async function listArchived(archiveDir: string): Promise<string[]> {

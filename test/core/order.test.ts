@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dispatchOrder } from '../../src/core/order.js';
+import { dispatchOrder, firstInDispatchOrder } from '../../src/core/order.js';
 
 const names = (items: { card: string }[]) => items.map((i) => i.card);
 
@@ -41,5 +42,25 @@ describe('dispatchOrder', () => {
 
   it('handles an empty list', () => {
     expect(dispatchOrder([])).toEqual([]);
+  });
+});
+
+describe('firstInDispatchOrder', () => {
+  const item = fc.record({
+    created: fc.constantFrom('2026-01-01', '2026-01-01 09:00', '2026-01-01T09:00:00Z', '2026-01-01T10:00:00+02:00', '2026-01-02', '2025-12-31 23:59'),
+    priority: fc.constantFrom(undefined, null, 'normal', 'urgent'),
+  });
+  const board = fc.array(item, { maxLength: 40 }).map((items) => items.map((i, n) => ({ ...i, card: `card-${(n * 7919) % 1000}.md` })));
+
+  it('picks what a full sort puts first, in that order, and leaves exactly the others', () => {
+    fc.assert(
+      fc.property(board, fc.integer({ min: 0, max: 45 }), (items, limit) => {
+        const { first, rest } = firstInDispatchOrder(items, limit);
+        const sorted = dispatchOrder(items);
+        expect(names(first)).toEqual(names(sorted.slice(0, limit)));
+        expect(names(rest).sort()).toEqual(names(sorted.slice(limit)).sort());
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -30,7 +30,9 @@ export function isBlocked(card: Card): boolean {
 /** Every vault-relative path a card's `inputs` name, with the slot that names it. */
 export function inputPaths(card: Pick<Card, 'inputs'>): { slot: string; path: string }[] {
   const out: { slot: string; path: string }[] = [];
-  for (const [slot, value] of Object.entries(card.inputs ?? {})) {
+  // Most cards have no inputs: asked for every card twice a round.
+  if (!card.inputs) return out;
+  for (const [slot, value] of Object.entries(card.inputs)) {
     for (const path of Array.isArray(value) ? value : [value]) out.push({ slot, path });
   }
   return out;

@@ -27,11 +27,8 @@ const IMPLICIT: readonly yaml.Type[] | undefined = (() => {
 
 /** Printable ASCII and newlines only; everything else is js-yaml's to judge. */
 const SIMPLE_TEXT = /^[\x20-\x7e\n]*$/;
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +(.*))?$/;
 const NESTED_KEY_LINE = /^( +)([A-Za-z_][A-Za-z0-9_-]{0,99}):(?: +(.*))?$/;
 const NESTED_ITEM_LINE = /^( +)- +(.+)$/;
-const DOUBLE_QUOTED = /^"([^"\\]*)"$/;
-const SINGLE_QUOTED = /^'([^']*)'$/;
 /** A plain scalar may not start with an indicator (YAML 1.2 §7.3.3, kept strict: `-` and `?` too). */
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 /** Inside `[...]`, items are plain words: no quotes, nesting, comments or `:`. */
@@ -50,11 +47,11 @@ export function loadSimpleYaml(text: string): Record<string, unknown> | undefine
     const line = lines[i]!;
     i += 1;
     if (isSkippable(line)) continue;
-    const match = KEY_LINE.exec(line);
-    if (!match) return undefined;
-    const key = keyOf(match[1]!);
+    const colon = keyLineColon(line);
+    if (colon < 0) return undefined;
+    const key = keyOf(line.slice(0, colon));
     if (key === undefined || Object.hasOwn(out, key)) return undefined;
-    const rest = match[2]?.trim() ?? '';
+    const rest = line.slice(colon + 1).trim();
     if (rest !== '') {
       const value = blockValue(rest);
       if (value === undefined) return undefined;
@@ -71,8 +68,36 @@ export function loadSimpleYaml(text: string): Record<string, unknown> | undefine
   return out;
 }
 
+/**
+ * Where `key:` ends in a top-level line `key: value` or `key:` (the key a plain word of letters,
+ * digits, `_` and `-`, starting with a letter or `_`, at most 100 characters; after the colon the
+ * end of the line or a space), else -1. Done by hand: a regex match per line was most of what the
+ * census allocated.
+ */
+function keyLineColon(line: string): number {
+  const colon = line.indexOf(':');
+  if (colon < 1 || colon > 100 || (colon + 1 < line.length && line.charCodeAt(colon + 1) !== 32)) return -1;
+  for (let i = 0; i < colon; i += 1) {
+    const c = line.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    if (!letter && (i === 0 || !((c >= 48 && c <= 57) || c === 45))) return -1;
+  }
+  return colon;
+}
+
+/** The text between a pair of `quote`s, when it holds no `quote` (and, for double quotes, no escape). */
+function quoted(text: string, quote: '"' | "'"): string | undefined {
+  if (text.length < 2 || text[0] !== quote || text[text.length - 1] !== quote) return undefined;
+  const inner = text.slice(1, -1);
+  return inner.includes(quote) || (quote === '"' && inner.includes('\\')) ? undefined : inner;
+}
+
 function isSkippable(line: string): boolean {
-  return line.trim() === '' || line.startsWith('#');
+  const first = line.charCodeAt(0);
+  if (first === 35) return true; // '#'
+  // The text is printable ASCII: only a line that starts with a space (or is empty) can be blank.
+  if (first !== 32 && line.length > 0) return false;
+  return line.trim() === '';
 }
 
 /** A key as js-yaml stores it: resolved like a plain scalar, then made a string (`True:` is "true"). */
@@ -139,10 +164,10 @@ function flowList(text: string): Scalar[] | undefined {
 
 /** A quoted string without escapes, or a one-line plain scalar. */
 function blockScalar(text: string): Scalar | undefined {
-  const double = DOUBLE_QUOTED.exec(text);
-  if (double) return double[1]!;
-  const single = SINGLE_QUOTED.exec(text);
-  if (single) return single[1]!;
+  const double = quoted(text, '"');
+  if (double !== undefined) return double;
+  const single = quoted(text, "'");
+  if (single !== undefined) return single;
   if (text === '' || INDICATOR_START.test(text) || text.includes(': ') || text.includes(' #') || text.endsWith(':')) return undefined;
   return plainScalar(text);
 }

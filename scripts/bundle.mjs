@@ -1,22 +1,27 @@
 #!/usr/bin/env node
 /**
- * `npm run build`'s second step: the two scripts the board runs as processes, `dist/cli.js` and
- * `dist/supervisor.js`, become one file each (esbuild), replacing tsc's entry modules; the rest of
- * tsc's module tree stays in dist/ for tests and tools that import single modules.
+ * `npm run build`'s second step: what the board runs as processes, bundled by esbuild over tsc's
+ * output in dist/ (the rest of tsc's module tree stays there for tests and tools that import
+ * single modules):
+ * - `dist/cli.bundle.cjs`: the whole CLI in one CommonJS file, run by `dist/cli.js`
+ *   (src/launcher.ts) from V8's code cache, which this script makes by running `board --help`
+ *   once with BOARD_WRITE_CODE_CACHE=1;
+ * - `dist/supervisor.js`: the per-run supervisor in one ES module file.
  *
- * Why: Node 20 has no compile cache, and resolving, reading and compiling the ~150 ESM files a
- * command loads (zod alone is ~90, its locales included) cost ~90 ms of every `board` start: every
- * tick, every dry-run, every `board card` verb a worker calls. A bundle loads as one file, and
- * the locales nothing uses are left out (zod declares itself free of side effects).
- *
- * Command modules stay loaded on demand: esbuild keeps each `await import('./commands/…')` lazy
- * inside the bundle (its code is parsed but not run until the command is chosen).
+ * Why: Node 20 has no compile cache, and resolving, reading and compiling the ~150 ES modules a
+ * command loads (zod alone is ~90, its locales included) cost ~90 ms of every `board` start:
+ * every tick, every dry-run, every `board card` verb a worker calls; compiling the bundle itself
+ * ~25 ms more, which the code cache saves. Command modules stay loaded on demand: esbuild keeps
+ * each `await import('./commands/…')` lazy inside the bundle.
  */
-import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const dist = path.join(root, 'dist');
 
 /**
  * zod's namespace re-exports all ~45 of its message locales (a quarter of the bundle, parsed and
@@ -37,18 +42,43 @@ const englishOnlyZodLocales = {
   },
 };
 
-await build({
-  entryPoints: { cli: path.join(root, 'src/cli.ts'), supervisor: path.join(root, 'src/supervisor.ts') },
-  outdir: path.join(root, 'dist'),
+const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
-  // The CommonJS dependencies (proper-lockfile, pino) `require` Node's built-ins, which an ES
-  // module bundle has to be given.
-  banner: { js: "import { createRequire as __boardCreateRequire } from 'node:module';\nconst require = __boardCreateRequire(import.meta.url);" },
-  // tsc's source maps describe the module tree, not the bundle; stacks name bundle lines.
-  sourcemap: false,
   plugins: [englishOnlyZodLocales],
+  // tsc's source maps describe the module tree, not the bundles; stacks name bundle lines.
+  sourcemap: false,
   logLevel: 'warning',
+};
+
+// The CLI as CommonJS, the form V8's code cache takes through node:vm. `import.meta.url` (only
+// src/entry-points.ts uses it) becomes the bundle's own URL: it sits in dist/, as that module does.
+const cli = await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/cli.ts')],
+  format: 'cjs',
+  write: false,
+  outfile: path.join(dist, 'cli.bundle.cjs'),
+  define: { 'import.meta.url': '__boardBundleUrl' },
+  // "use strict" first: ES module code is strict, and a directive after the banner would not count.
+  banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// The launcher wraps the bundle in a function: no `#!` line inside it.
+fs.writeFileSync(path.join(dist, 'cli.bundle.cjs'), cli.outputFiles[0].text.replace(/^#!.*\n/, ''));
+
+await build({ ...common, entryPoints: [path.join(root, 'src/launcher.ts')], format: 'esm', outfile: path.join(dist, 'cli.js') });
+
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/supervisor.ts')],
+  format: 'esm',
+  outfile: path.join(dist, 'supervisor.js'),
+  // The CommonJS dependencies `require` Node's built-ins, which an ES module bundle has to be given.
+  banner: { js: "import { createRequire as __boardCreateRequire } from 'node:module';\nconst require = __boardCreateRequire(import.meta.url);" },
+});
+
+// tsc's maps of the replaced entry modules would describe code that is not there.
+for (const stale of ['cli.js.map', 'supervisor.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
+
+execFileSync(process.execPath, [path.join(dist, 'cli.js'), '--help'], { env: { ...process.env, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });

@@ -183,4 +183,8 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-await main(process.argv);
+// Not a top-level await: the shipped CLI is a CommonJS bundle (see src/launcher.ts).
+main(process.argv).catch((error: unknown) => {
+  process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = EXIT.failure;
+});

@@ -20,6 +20,12 @@ export function withGlobalOptions(command: Command): Command {
     .option('--json', 'one JSON document on stdout; logs stay on stderr');
 }
 
+/** A failure no command foresaw: its stack on stderr, exit 1. */
+function unexpectedFailure(error: unknown): void {
+  process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = EXIT.failure;
+}
+
 type Action<O> = (options: O & GlobalOptions, env: CommandEnv) => Promise<number>;
 
 /** Run an action and turn its outcome into an exit code: the one place errors meet exit codes. */
@@ -35,8 +41,7 @@ export function runAction<O>(action: Action<O>, makeEnv: () => CommandEnv = proc
         process.stderr.write(`board: ${error.message}\n`);
         process.exitCode = error.exitCode;
       } else {
-        process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
-        process.exitCode = EXIT.failure;
+        unexpectedFailure(error);
       }
     }
   };
@@ -184,7 +189,4 @@ async function main(argv: string[]): Promise<void> {
 }
 
 // Not a top-level await: the shipped CLI is a CommonJS bundle (see src/launcher.ts).
-main(process.argv).catch((error: unknown) => {
-  process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
-  process.exitCode = EXIT.failure;
-});
+main(process.argv).catch(unexpectedFailure);

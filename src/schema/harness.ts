@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { durationSchema } from './config.js';
 
 export const harnessSchema = z.strictObject({
   description: z.string().optional(),
@@ -8,6 +9,18 @@ export const harnessSchema = z.strictObject({
   environment_from_private: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
   working_directory: z.string().optional(),
   credential_guard: z.string().optional(),
+  /**
+   * The worker's time budget (`20m`, `2h`): past it the supervisor stops the worker's process
+   * group (SIGTERM, SIGKILL 10 s later) and records the run as timed out. Milliseconds once parsed.
+   */
+  timeout: durationSchema.optional(),
+  /** Where the worker runs: a local process (the default) or a Slurm batch job (CONTRACT "Workers on a cluster"). */
+  runner: z
+    .discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('local') }),
+      z.strictObject({ kind: z.literal('slurm'), args: z.array(z.string()).default([]) }),
+    ])
+    .optional(),
   /**
    * How to read a run's cost: JSON paths (`usage.total_tokens`, `total_cost_usd`, `a.b[0].c`) over
    * the last line of the worker's output that is a JSON object. Recorded in the run's manifest.

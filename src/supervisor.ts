@@ -7,10 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
+import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
     card: path.basename(job.card),
     claim: job.claim,
     state: 'started',
-    host: os.hostname(),
+    ...hostIdentity(),
     pid: process.pid,
     start: new Date().toISOString(),
     log: job.logFile,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crashPoint } from './crash-seam.js';
+import { linkNoReplace } from './move-card.js';
 
 /** A temp file beside the target (same filesystem, so the rename is atomic), hidden from census. */
 function tempPathFor(target: string): string {
@@ -49,7 +50,7 @@ export async function writeFileAtomic(target: string, text: string): Promise<voi
 export async function createFileExclusive(target: string, text: string): Promise<void> {
   const temp = await writeTemp(target, text);
   try {
-    await fs.link(temp, target);
+    await linkNoReplace(temp, target);
   } finally {
     await fs.rm(temp, { force: true });
   }

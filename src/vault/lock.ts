@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fsCallback from 'node:fs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { createFileExclusive, isBoardTempName } from './atomic-write.js';
+import { hostIdentity, sameProcessSpace } from './host-identity.js';
+import { assertHardLinks } from './move-card.js';
 import { isProcessAlive } from './process-alive.js';
 
 /**
@@ -36,6 +37,8 @@ import { isProcessAlive } from './process-alive.js';
 export interface LockOwner {
   readonly pid: number;
   readonly host: string;
+  /** The holder's PID namespace (`pid:[…]`): its pid is judged only in the same one (CONTRACT "Which host"). */
+  readonly pidns?: string;
   readonly since: string;
   /** Unique per acquisition; absent only in a hand-written or foreign owner file. */
   readonly token?: string;
@@ -82,7 +85,13 @@ function parseOwner(text: string): LockOwner | undefined {
   try {
     const data = JSON.parse(text) as Partial<LockOwner>;
     if (typeof data.pid === 'number' && typeof data.host === 'string') {
-      return { pid: data.pid, host: data.host, since: String(data.since ?? ''), ...(typeof data.token === 'string' ? { token: data.token } : {}) };
+      return {
+        pid: data.pid,
+        host: data.host,
+        ...(typeof data.pidns === 'string' ? { pidns: data.pidns } : {}),
+        since: String(data.since ?? ''),
+        ...(typeof data.token === 'string' ? { token: data.token } : {}),
+      };
     }
   } catch {
     // A foreign or hand-edited file: no owner we can judge by pid.
@@ -100,13 +109,29 @@ async function readOwnerFile(ownerFile: string): Promise<{ file: boolean; owner?
     const owner = parseOwner(await fs.readFile(ownerFile, 'utf8'));
     return { file: true, ...(owner ? { owner } : {}) };
   } catch (error) {
-    if (isCode(error, 'ENOENT', 'ENOTDIR')) return { file: false };
+    if (isCode(error, 'ENOTDIR', ...GONE)) return { file: false };
     throw error;
   }
 }
 
 function isCode(error: unknown, ...codes: string[]): boolean {
   return codes.includes((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
+
+/** A name that vanished under us; NFS says ESTALE for a folder removed by another client. */
+const GONE = ['ENOENT', 'ESTALE'];
+
+/**
+ * Did renaming the lock folder to a tombstone fail because another process won the race? Locally
+ * that is ENOENT (the lock is gone) or EEXIST/ENOTEMPTY (the tombstone exists). sshfs reports any
+ * SFTP failure as EPERM, and NFS a folder removed meanwhile as ESTALE: those count as the race only
+ * when the names show it (the lock gone or the tombstone there); otherwise the error is real.
+ */
+async function lostRename(error: unknown, lock: string, tombstone: string): Promise<boolean> {
+  if (isCode(error, 'ENOENT', 'EEXIST', 'ENOTEMPTY')) return true;
+  if (!isCode(error, 'EPERM', 'ESTALE', 'EACCES', 'EBUSY')) return false;
+  const there = (p: string) => fs.lstat(p).then(() => true, (e: unknown) => (isCode(e, ...GONE) ? false : Promise.reject(e)));
+  return !(await there(lock)) || (await there(tombstone));
 }
 
 function ownerText(owner: LockOwner): string {
@@ -127,7 +152,7 @@ async function inspect(folder: string): Promise<Look | undefined> {
   try {
     stat = await fs.stat(folder);
   } catch (error) {
-    if (isCode(error, 'ENOENT')) return undefined;
+    if (isCode(error, ...GONE)) return undefined;
     throw error;
   }
   const { file, owner } = await readOwnerFile(path.join(folder, 'owner.json'));
@@ -139,7 +164,8 @@ type Judge = (look: Look) => string | undefined;
 
 function deadHolder(look: Look): string | undefined {
   const o = look.owner;
-  if (!o || o.host !== os.hostname() || o.pid === process.pid || isProcessAlive(o.pid)) return undefined;
+  // Another host's pid, or another container's with our hostname, means nothing here: time decides.
+  if (!o || !sameProcessSpace(o) || o.pid === process.pid || isProcessAlive(o.pid)) return undefined;
   return `its holder (pid ${o.pid} on ${o.host}) died`;
 }
 
@@ -188,12 +214,12 @@ async function retire(paths: LockPaths, judge: Judge): Promise<Retirement> {
     if (!why) return { kind: 'kept', look };
     let token = look.owner?.token;
     if (!look.ownerFile) {
-      const marker: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: newToken() };
+      const marker: LockOwner = { pid: process.pid, ...hostIdentity(), since: new Date().toISOString(), token: newToken() };
       try {
         await createFileExclusive(paths.owner, ownerText(marker));
       } catch (error) {
         if (isCode(error, 'EEXIST')) continue; // its owner (or another retirer's marker) just arrived: judge again
-        if (isCode(error, 'ENOENT')) return { kind: 'gone' };
+        if (isCode(error, ...GONE)) return { kind: 'gone' };
         throw error;
       }
       token = marker.token;
@@ -204,7 +230,7 @@ async function retire(paths: LockPaths, judge: Judge): Promise<Retirement> {
       await fs.rename(paths.lock, tombstone);
     } catch (error) {
       // Gone, or already retired by someone else (its tombstone exists): compete for the name.
-      if (isCode(error, 'ENOENT', 'EEXIST', 'ENOTEMPTY')) return { kind: 'gone' };
+      if (await lostRename(error, paths.lock, tombstone)) return { kind: 'gone' };
       throw error;
     }
     const moved = await inspect(tombstone);
@@ -232,7 +258,7 @@ async function removeOwn(paths: LockPaths, token: string): Promise<void> {
   try {
     await fs.rename(paths.lock, tombstone);
   } catch (error) {
-    if (isCode(error, 'ENOENT', 'EEXIST', 'ENOTEMPTY')) throw lost('at release the round lock was no longer ours (it was taken over)');
+    if (await lostRename(error, paths.lock, tombstone)) throw lost('at release the round lock was no longer ours (it was taken over)');
     throw error;
   }
   if ((await readLockOwner(path.join(tombstone, 'owner.json')))?.token !== token) {
@@ -338,6 +364,46 @@ function lockFs(paths: LockPaths, owner: LockOwner & { token: string }, state: A
   } as unknown as typeof fsCallback;
 }
 
+/** Something at the lock's path that no board made and no round can take over: it needs a human. */
+export class LockDebrisError extends Error {
+  readonly code = 'ELOCKDEBRIS';
+  constructor(message: string) {
+    super(message);
+    this.name = 'LockDebrisError';
+  }
+}
+
+/**
+ * What is wrong with `KANBAN/.board.lock` when it is not a lock folder a round can judge (a
+ * dangling or any symbolic link, a regular file, a folder the board cannot read), in words that
+ * name the path and what to do; undefined when it is absent or a readable folder. Without this a
+ * tick would skip in silence forever: mkdir fails, and there is no owner or mtime to judge.
+ */
+export async function lockDebris(kanbanDir: string): Promise<string | undefined> {
+  const { lock } = lockPaths(kanbanDir);
+  let stat;
+  try {
+    stat = await fs.lstat(lock);
+  } catch (error) {
+    if (isCode(error, ...GONE)) return undefined;
+    return `${lock} cannot be examined (${(error as Error).message}): fix the folder's permissions, or the mount`;
+  }
+  const remove = `no round can run while it is there. If no board process is running on any host, remove it: rm -rf '${lock}'`;
+  if (stat.isSymbolicLink()) {
+    const target = await fs.readlink(lock).catch(() => '?');
+    const dangling = await fs.stat(lock).then(() => false, () => true);
+    return `${lock} is a ${dangling ? 'dangling ' : ''}symbolic link (to ${target}), not the board's lock folder: ${remove}`;
+  }
+  if (!stat.isDirectory()) return `${lock} is a ${stat.isFile() ? 'regular file' : 'special file'}, not the board's lock folder: ${remove}`;
+  try {
+    await fs.readdir(lock);
+  } catch (error) {
+    if (isCode(error, ...GONE)) return undefined;
+    return `${lock} is a folder the board cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give the board's user access to it (chmod u+rwx), or ${remove}`;
+  }
+  return undefined;
+}
+
 /**
  * Take the round lock, or say who holds it and why it was not taken over. A lock whose holder died
  * on this host is taken over at once; any other (another host's, or one without an owner) once
@@ -350,7 +416,11 @@ export async function acquireRoundLock(
 ): Promise<LockResult> {
   const staleMs = options.staleMs ?? STALE_MS;
   const paths = lockPaths(kanbanDir);
-  const owner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), token: newToken() };
+  // Refuse, naming the path, what no round can work with: a board without hard links, lock debris.
+  await assertHardLinks(kanbanDir);
+  const debris = await lockDebris(kanbanDir);
+  if (debris) throw new LockDebrisError(debris);
+  const owner = { pid: process.pid, ...hostIdentity(), since: new Date().toISOString(), token: newToken() };
   const state: AcquireState = { created: false };
   const lockOptions = {
     lockfilePath: paths.lock,
@@ -408,12 +478,15 @@ function heldReason(look: Look | undefined, staleMs: number): string {
   const age = Math.max(0, Math.round((Date.now() - look.mtimeMs) / 1000));
   const limit = `${staleMs / 1000} s`;
   const o = look.owner;
-  if (o && o.host === os.hostname()) {
+  if (o && sameProcessSpace(o)) {
     return isProcessAlive(o.pid)
       ? `held by pid ${o.pid} on this host, which is running (since ${o.since})`
       : `held by pid ${o.pid} on this host, which has died: another round is taking it over`;
   }
-  if (o) return `held by pid ${o.pid} on ${o.host} since ${o.since}; refreshed ${age} s ago, taken over once not refreshed for ${limit}`;
+  if (o) {
+    const where = o.host === hostIdentity().host ? `${o.host} (another PID namespace: a container with this hostname)` : o.host;
+    return `held by pid ${o.pid} on ${where} since ${o.since}; refreshed ${age} s ago, taken over once not refreshed for ${limit}`;
+  }
   if (!look.ownerFile && Date.now() - look.mtimeMs < OWNERLESS_GRACE_MS) return 'another round is taking the lock (its owner is not recorded yet)';
   return (
     `the lock ${look.ownerFile ? 'has an unreadable owner record' : 'has no owner record (a crash between creating it and recording its owner, or an older board)'}: ` +

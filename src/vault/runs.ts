@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
-import { isProcessAlive } from './process-alive.js';
+import { recordedProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
 
 /**
@@ -19,6 +18,8 @@ export interface RunRecord {
   readonly claim: string;
   readonly state: 'started' | 'exited' | 'abandoned';
   readonly host: string;
+  /** The supervisor's PID namespace: its pid is judged only from the same host and namespace. */
+  readonly pidns?: string;
   /** The supervisor's pid. */
   readonly pid?: number;
   readonly workerPid?: number;
@@ -47,12 +48,13 @@ export async function readRunRecord(kanbanDir: string, runId: string): Promise<R
 }
 
 export function runFactOf(record: RunRecord): RunFact {
-  const sameHost = record.host === os.hostname();
+  // undefined where this process cannot judge the pid (another host or PID namespace): time decides.
+  const alive = record.state === 'started' && record.pid !== undefined ? recordedProcessAlive({ ...record, pid: record.pid }) : undefined;
   return {
     state: record.state,
     ...(record.pid !== undefined ? { pid: record.pid } : {}),
     ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
-    ...(record.state === 'started' && sameHost && record.pid !== undefined ? { alive: isProcessAlive(record.pid) } : {}),
+    ...(alive !== undefined ? { alive } : {}),
   };
 }
 

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireRoundLock, isTombstoneName, lockPaths, type LockOwner, type LockResult } from '../../src/vault/lock.js';
+import { hostIdentity } from '../../src/vault/host-identity.js';
+import { acquireRoundLock, isTombstoneName, lockDebris, lockPaths, type LockOwner, type LockResult } from '../../src/vault/lock.js';
+import { HARDLINK_MARKER } from '../../src/vault/move-card.js';
 
 /**
  * The round lock (src/vault/lock.ts). The races run real processes against the built module
@@ -16,6 +18,8 @@ const RACER = path.join(import.meta.dirname, 'fixtures/lock-racer.mjs');
 /** Above Linux's largest pid_max (2^22): a pid that cannot be running. */
 const DEAD_PID = 2 ** 22 + 17;
 const OTHER_HOST = 'another-host.example';
+/** This process's host and PID namespace: what a pid is judged by. */
+const HERE = hostIdentity();
 
 const held: Extract<LockResult, { acquired: true }>[] = [];
 const children: ChildProcess[] = [];
@@ -47,8 +51,9 @@ async function acquire(dir: string, staleMs?: number): Promise<LockResult> {
   return result;
 }
 
+/** The KANBAN folder's entries, but for the hard-link marker the first lock leaves for good. */
 function kanbanEntries(dir: string): string[] {
-  return fs.readdirSync(dir).sort();
+  return fs.readdirSync(dir).filter((n) => n !== HARDLINK_MARKER).sort();
 }
 
 interface RacerResult {
@@ -117,7 +122,7 @@ describe('round lock: concurrent takeovers', () => {
     const started = Date.now();
     for (let trial = 0; trial < 3; trial++) {
       const dir = kanban();
-      plantLock(dir, { pid: DEAD_PID, host: os.hostname() });
+      plantLock(dir, { pid: DEAD_PID, ...HERE });
       const { results, log } = await race(dir, 8, 4000);
       expectNoOverlap(log);
       const winners = results.filter((r) => r.acquired);
@@ -165,7 +170,7 @@ describe('round lock: who is respected', () => {
     const lock = await acquire(dir);
     expect(lock.acquired).toBe(true);
     const owner = JSON.parse(fs.readFileSync(lockPaths(dir).owner, 'utf8')) as LockOwner;
-    expect(owner).toMatchObject({ pid: process.pid, host: os.hostname() });
+    expect(owner).toMatchObject({ pid: process.pid, ...HERE });
     expect(owner.token).toMatch(/^[0-9a-f]{16}$/);
     expect(fs.readdirSync(lockPaths(dir).lock)).toEqual(['owner.json']);
     await held.pop()!.release();
@@ -177,7 +182,7 @@ describe('round lock: who is respected', () => {
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
     children.push(sleeper);
     // Alive and fresh: held. (A stale lock is taken over whoever holds it: proper-lockfile's rule.)
-    plantLock(dir, { pid: sleeper.pid!, host: os.hostname() });
+    plantLock(dir, { pid: sleeper.pid!, ...HERE });
     const result = await acquire(dir);
     expect(result).toMatchObject({ acquired: false, holder: { pid: sleeper.pid } });
     expect(result.acquired || result.reason).toMatch(/which is running/);
@@ -204,7 +209,7 @@ describe('round lock: who is respected', () => {
 
   it('a holder that died on this host is taken over at once, even with a fresh mtime', async () => {
     const dir = kanban();
-    plantLock(dir, { pid: DEAD_PID, host: os.hostname() });
+    plantLock(dir, { pid: DEAD_PID, ...HERE });
     const taken = await acquire(dir);
     expect(taken.acquired).toBe(true);
     if (taken.acquired) expect(taken.tookOver).toMatchObject({ from: { pid: DEAD_PID }, why: expect.stringMatching(/^its holder/) });
@@ -241,7 +246,7 @@ describe('round lock: who is respected', () => {
 
     const other = kanban();
     fs.mkdirSync(lockPaths(other).lock);
-    fs.writeFileSync(lockPaths(other).owner, JSON.stringify({ pid: DEAD_PID, host: os.hostname() }));
+    fs.writeFileSync(lockPaths(other).owner, JSON.stringify({ pid: DEAD_PID, ...HERE }));
     expect((await acquire(other)).acquired).toBe(true);
     expect(kanbanEntries(other).filter(isTombstoneName)).toHaveLength(1);
   });
@@ -270,5 +275,78 @@ describe('round lock: who is respected', () => {
     expect(fs.existsSync(path.join(dir, '.board.lock.owner.json'))).toBe(false);
     // Kept an hour (by its mtime and ctime; ctime cannot be back-dated here, so pruning is not tested).
     expect(fs.existsSync(recent)).toBe(true);
+  });
+});
+
+describe('round lock: which host (CONTRACT "Which host")', () => {
+  it('a holder with this hostname in another PID namespace (a container) is judged by time, not by its pid', async () => {
+    const dir = kanban();
+    // DEAD_PID means nothing in that namespace's terms here: the lock must not be taken over at once.
+    plantLock(dir, { pid: DEAD_PID, host: HERE.host, pidns: 'pid:[1]' }, 1000);
+    const fresh = await acquire(dir, 2500);
+    expect(fresh).toMatchObject({ acquired: false, holder: { pid: DEAD_PID, pidns: 'pid:[1]' } });
+    expect(fresh.acquired || fresh.reason).toMatch(/another PID namespace.*taken over once not refreshed for 2.5 s/);
+    const at = new Date(Date.now() - 3000);
+    fs.utimesSync(lockPaths(dir).lock, at, at);
+    const taken = await acquire(dir, 2500);
+    expect(taken).toMatchObject({ acquired: true, tookOver: { why: expect.stringMatching(/^stale/) as unknown } });
+  });
+
+  it('an owner recorded without a PID namespace (an older board) is judged by time where this host has one', async () => {
+    if (HERE.pidns === undefined) return; // no /proc namespaces here: the hostname decides, as the test above covers
+    const dir = kanban();
+    plantLock(dir, { pid: DEAD_PID, host: HERE.host });
+    expect((await acquire(dir)).acquired).toBe(false);
+  });
+
+  it('records the PID namespace with the host in its owner', async () => {
+    const dir = kanban();
+    expect((await acquire(dir)).acquired).toBe(true);
+    expect(JSON.parse(fs.readFileSync(lockPaths(dir).owner, 'utf8'))).toMatchObject({ host: HERE.host, ...(HERE.pidns ? { pidns: HERE.pidns } : {}) });
+  });
+});
+
+describe('round lock: debris a round cannot judge is reported, never skipped in silence', () => {
+  const expectRefused = async (dir: string, what: RegExp) => {
+    const message = await lockDebris(dir);
+    expect(message).toMatch(what);
+    expect(message).toContain(lockPaths(dir).lock);
+    expect(message).toMatch(/remove it: rm -rf/);
+    await expect(acquire(dir)).rejects.toThrow(what);
+  };
+
+  it('a dangling symbolic link', async () => {
+    const dir = kanban();
+    fs.symlinkSync(path.join(dir, 'nowhere'), lockPaths(dir).lock);
+    await expectRefused(dir, /is a dangling symbolic link \(to .*nowhere\)/);
+  });
+
+  it('a symbolic link to a folder', async () => {
+    const dir = kanban();
+    fs.symlinkSync(path.join(dir, 'done'), lockPaths(dir).lock);
+    await expectRefused(dir, /is a symbolic link \(to .*done\), not the board's lock folder/);
+  });
+
+  it('a regular file', async () => {
+    const dir = kanban();
+    fs.writeFileSync(lockPaths(dir).lock, 'junk');
+    await expectRefused(dir, /is a regular file, not the board's lock folder/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a folder the board cannot read', async () => {
+    const dir = kanban();
+    fs.mkdirSync(lockPaths(dir).lock, { mode: 0o000 });
+    try {
+      expect(await lockDebris(dir)).toMatch(/is a folder the board cannot read \(EACCES\)/);
+    } finally {
+      fs.chmodSync(lockPaths(dir).lock, 0o755);
+    }
+  });
+
+  it('nothing to say about an absent lock or a lock folder', async () => {
+    const dir = kanban();
+    expect(await lockDebris(dir)).toBeUndefined();
+    plantLock(dir, { pid: 4242, host: OTHER_HOST });
+    expect(await lockDebris(dir)).toBeUndefined();
   });
 });

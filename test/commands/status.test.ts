@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hostIdentity } from '../../src/vault/host-identity.js';
 import type { CommandEnv } from '../../src/commands/common.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { tickCommand } from '../../src/commands/tick.js';
@@ -41,7 +42,7 @@ function board() {
   fs.mkdirSync(runs, { recursive: true });
   fs.writeFileSync(
     path.join(runs, `${runIdFor('working.md', '2026-12-02T08:30:00.000Z', 0)}.json`),
-    JSON.stringify({ runId: 'x', card: 'working.md', claim: '2026-12-02T08:30:00.000Z', state: 'started', host: os.hostname(), pid: process.pid }),
+    JSON.stringify({ runId: 'x', card: 'working.md', claim: '2026-12-02T08:30:00.000Z', state: 'started', ...hostIdentity(), pid: process.pid }),
   );
   return root;
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hostIdentity } from '../../src/vault/host-identity.js';
 import { card, makeBoard, profile, read, snapshotTree } from '../helpers/vault.js';
 import { waitFor as waitUntil } from '../helpers/wait.js';
 
@@ -150,14 +151,14 @@ describe('board CLI as a process', () => {
     const kanban = path.join(root, 'vault/KANBAN');
     // The owner is recorded inside the lock folder (src/vault/lock.ts).
     fs.mkdirSync(path.join(kanban, '.board.lock'));
-    fs.writeFileSync(path.join(kanban, '.board.lock/owner.json'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: NOW }));
+    fs.writeFileSync(path.join(kanban, '.board.lock/owner.json'), JSON.stringify({ pid: process.pid, ...hostIdentity(), since: NOW }));
     const held = board(root, 'tick');
     expect(held.code).toBe(0);
     expect(held.stdout).toContain(`tick skipped: a round is already running on this vault (pid ${process.pid}`);
     expect(held.stdout).toContain('which is running');
 
     // A holder that died on this host: a pid that cannot exist.
-    fs.writeFileSync(path.join(kanban, '.board.lock/owner.json'), JSON.stringify({ pid: 2 ** 22 + 17, host: os.hostname(), since: NOW }));
+    fs.writeFileSync(path.join(kanban, '.board.lock/owner.json'), JSON.stringify({ pid: 2 ** 22 + 17, ...hostIdentity(), since: NOW }));
     const taken = board(root, 'tick');
     expect(taken.code).toBe(0);
     expect(taken.stdout).toContain('tick at');

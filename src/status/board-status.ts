@@ -9,6 +9,7 @@ import { cardSchema, type Card } from '../schema/card.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
+import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
 
 /** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
@@ -26,6 +27,8 @@ export interface BoardStatus {
   readonly falseCloses: readonly { card: string; closed?: string; agent?: string }[];
   readonly unreadable: readonly { file: string; field?: string; reason: string }[];
   readonly lastRound: LastRound | null;
+  /** Something at KANBAN/.board.lock no round can take over (issue 12): every tick fails until a human acts. */
+  readonly lockProblem?: string;
 }
 
 export interface InProgressStatus {
@@ -129,6 +132,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     }
   });
   falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
+  const lockProblem = await lockDebris(layout.kanban);
 
   return {
     now: now.toISOString(),
@@ -151,6 +155,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     falseCloses,
     unreadable,
     lastRound: lastRound ?? null,
+    ...(lockProblem ? { lockProblem } : {}),
   };
 }
 
@@ -180,6 +185,7 @@ export function statusText(s: BoardStatus): string {
   } else {
     lines.push('  last round: none recorded (no tick or watch has run with this config yet)');
   }
+  if (s.lockProblem) lines.push(`  round lock: BROKEN, no round can run: ${s.lockProblem}`);
   const section = (title: string, rows: string[]) => {
     if (rows.length === 0) return;
     lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${r}`));

@@ -46,6 +46,11 @@ export interface RunFact {
   readonly exitCode?: number | null;
   /** Whether the supervisor's pid is alive, when it ran on this host; unknown otherwise. */
   readonly alive?: boolean;
+  /** Set when the supervisor stopped its worker (`timed-out`, `reclaimed` …). */
+  readonly stopped?: string;
+  /** Set when the worker could not be started at all: a harness problem, not the card's. */
+  readonly startError?: string;
+  readonly timeoutMs?: number;
 }
 
 /**

@@ -129,3 +129,30 @@ export async function createRunRecordExclusive(kanbanDir: string, record: RunRec
 export async function updateRunRecord(kanbanDir: string, record: RunRecord): Promise<void> {
   await writeFileAtomic(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
 }
+
+/**
+ * How many of the card's runs before `currentRunId`, most recent first, never started (abandoned,
+ * or a worker that could not be started), up to the first that did. Run ids begin with the card's
+ * stem; each candidate record is checked for its card name.
+ */
+export async function neverStartedInARow(kanbanDir: string, card: string, currentRunId: string): Promise<number> {
+  const stem = card.replace(/\.md$/, '');
+  let names: string[];
+  try {
+    names = (await fs.readdir(runsDir(kanbanDir))).filter((n) => n.startsWith(`${stem}.`) && n.endsWith('.json') && n !== `${currentRunId}.json`);
+  } catch {
+    return 0;
+  }
+  const records: RunRecord[] = [];
+  for (const n of names) {
+    const r = await readRunRecord(kanbanDir, n.slice(0, -'.json'.length));
+    if (r && r.card === card) records.push(r);
+  }
+  records.sort((a, b) => (a.claim < b.claim ? 1 : a.claim > b.claim ? -1 : 0));
+  let n = 0;
+  for (const r of records) {
+    if (r.state === 'abandoned' || r.startError !== undefined) n += 1;
+    else break;
+  }
+  return n;
+}

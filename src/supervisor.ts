@@ -23,7 +23,7 @@ function note(logFile: string, line: string): void {
 }
 
 /** A supervisor looks at its claim this often (CONTRACT: at most every 5 s). */
-const CLAIM_WATCH_MS = 3_000;
+const CLAIM_WATCH_MS = 2_000;
 /** SIGTERM to the worker's group, then SIGKILL this much later. */
 const STOP_GRACE_MS = 10_000;
 

@@ -3,8 +3,34 @@ import fs from 'node:fs';
 import type { ComposedCommand } from '../core/compose.js';
 import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
 
-/** Whether any process of the group is left (EPERM: it exists, owned by someone else). */
+/**
+ * Whether any live process of the group is left. Where /proc exists, a zombie (dead, not yet
+ * reaped by its new parent) does not count: it runs nothing, and waiting for an init that never
+ * reaps it would hold every stop for its whole grace. Elsewhere, kill(-pgid, 0) (EPERM: it
+ * exists, owned by someone else).
+ */
 export function groupAlive(pgid: number): boolean {
+  let entries: string[] | undefined;
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    entries = undefined;
+  }
+  if (entries !== undefined) {
+    for (const entry of entries) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    }
+    return false;
+  }
   try {
     process.kill(-pgid, 0);
     return true;

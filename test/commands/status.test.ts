@@ -10,6 +10,7 @@ import { dryRunCommand } from '../../src/commands/dry-run.js';
 import { silentLogger } from '../../src/log.js';
 import { runIdFor } from '../../src/core/zombies.js';
 import { EMPTY_CLOSE_MILESTONE } from '../../src/format/empty-close.js';
+import { hostIdentity } from '../../src/vault/host-identity.js';
 import { card, FakeSpawner, makeBoard, profile } from '../helpers/vault.js';
 
 const NOW = '2026-12-02T10:00:00.000Z';

@@ -109,6 +109,9 @@ async function main(): Promise<number> {
   };
   const watch = setInterval(() => {
     void (async () => {
+      // A Slurm job's state (PENDING, RUNNING …) in the run record, for `board runs`/`status`.
+      const jobState = await worker.state?.();
+      if (jobState !== undefined && jobState !== current.jobState) void record({ jobState });
       if (stopped || closed) return;
       const state = claimState(job);
       if (state.held) return;

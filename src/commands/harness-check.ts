@@ -5,6 +5,7 @@ import { composeCommand, substitute, type ComposedCommand } from '../core/compos
 import { pickModel } from '../core/models.js';
 import { UsageError, formatProblem } from '../errors.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
+import { checkSlurm, slurmClientEnv, type SlurmCheck } from '../worker/slurm-check.js';
 
 /**
  * `board harness check NAME`: try a harness before trusting it. Says whether its CLI is installed
@@ -48,6 +49,8 @@ export interface HarnessReport {
   readonly card: string;
   readonly command: { readonly file: string; readonly args: readonly string[]; readonly cwd: string; readonly env: Readonly<Record<string, string>> };
   readonly ready: boolean;
+  /** A harness whose workers run as Slurm jobs: its client commands and whether the cluster answers. */
+  readonly slurm?: SlurmCheck;
 }
 
 export async function harnessCheckCommand(name: string, options: HarnessCheckOptions, env: CommandEnv): Promise<number> {
@@ -90,6 +93,7 @@ export async function harnessCheckCommand(name: string, options: HarnessCheckOpt
 
   const installed = checkInstalled(command, harnessesDir, env.env);
   const guard = checkGuard(harness.credential_guard, harnessesDir, installed.probe);
+  const slurm = harness.runner?.kind === 'slurm' ? await checkSlurm(slurmClientEnv(env.env, command.env)) : undefined;
   const secrets = [...board.privateEnv.values()].filter((v) => v.length >= 4);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join(PRIVATE), text);
   const report: HarnessReport = {
@@ -106,7 +110,8 @@ export async function harnessCheckCommand(name: string, options: HarnessCheckOpt
       cwd: command.cwd,
       env: Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, command.privateNames.includes(k) ? PRIVATE : redact(v)])),
     },
-    ready: installed.ok && guard.wired,
+    ready: installed.ok && guard.wired && (slurm?.ok ?? true),
+    ...(slurm ? { slurm } : {}),
   };
   env.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, options.card === undefined));
   return report.ready ? 0 : 1;
@@ -217,6 +222,7 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   lines.push(`harness ${r.harness} (${r.file})`);
   lines.push(`  cli:      ${r.installed.ok ? 'installed: ' : 'NOT INSTALLED: '}${r.installed.detail}`);
   lines.push(`  guard:    ${r.guard.wired ? 'wired: ' : 'NOT WIRED: '}${r.guard.detail}`);
+  if (r.slurm) lines.push(`  slurm:    ${r.slurm.ok ? 'ready: ' : 'NOT READY: '}${r.slurm.detail}`);
   lines.push(`  model:    ${r.model.capacity}/${r.model.modality} → ${r.model.value}`);
   if (r.privateKeys.length > 0) lines.push(`  private:  ${r.privateKeys.map((k) => `${k.name} (${k.set ? 'set' : 'MISSING from the private env file'})`).join(', ')}`);
   lines.push(`  card:     ${r.card}${placeholderCard ? ' (placeholder; --card NAME to use another)' : ''}`);
@@ -228,7 +234,7 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const missing = r.privateKeys.filter((k) => !k.set).map((k) => k.name);
   const verdict = r.ready
     ? `ready: installed and guarded${missing.length ? `, but the private env file lacks ${missing.join(', ')}: cards would not be dispatched` : ''}${r.model.ok ? '' : '; no model in models.yml for this profile level'}`
-    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired'].filter(Boolean).join(', ')}`;
+    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.slurm && !r.slurm.ok && 'Slurm not ready'].filter(Boolean).join(', ')}`;
   lines.push(`  verdict:  ${verdict}`);
   return `${lines.join('\n')}\n`;
 }

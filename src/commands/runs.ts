@@ -8,10 +8,12 @@ export interface RunsOptions extends GlobalOptions {
 }
 
 /** A manifest completed from the board's run record when its supervisor could not update it. */
-export function withRunRecord(m: RunManifest, record: RunRecord | undefined): RunManifest {
+export function withRunRecord(m: RunManifest, record: RunRecord | undefined): RunManifest & { job?: { id: string; state?: string } } {
   if (!record) return m;
   return {
     ...m,
+    // A Slurm runner's job: its id and last known state, from the run record.
+    ...(record.jobId !== undefined ? { job: { id: record.jobId, ...(record.jobState !== undefined ? { state: record.jobState } : {}) } } : {}),
     ...(m.start === undefined && record.start !== undefined ? { start: record.start } : {}),
     ...(m.end === undefined && record.end !== undefined ? { end: record.end } : {}),
     ...(m.exit_code === undefined && record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
@@ -47,7 +49,7 @@ export async function runsCommand(options: RunsOptions, env: CommandEnv): Promis
     env.stdout(`no runs recorded${card ? ` for ${card}` : ''} in ${board.config.logsDir}/manifests\n`);
     return 0;
   }
-  const rows = chosen.map((m) => [m.run, m.profile, `${m.harness}/${m.model}`, (m.start ?? m.claim).replace(/\.\d+Z$/, 'Z'), runState(m), costText(m), m.replay_of ? `replay of ${m.replay_of}` : '']);
+  const rows = chosen.map((m) => [m.run, m.profile, `${m.harness}/${m.model}`, (m.start ?? m.claim).replace(/\.\d+Z$/, 'Z'), runState(m), costText(m), m.job ? `job ${m.job.id}${m.job.state ? ` ${m.job.state}` : ''}` : '', m.replay_of ? `replay of ${m.replay_of}` : '']);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   env.stdout(`${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`);
   return 0;

@@ -36,6 +36,7 @@ export async function showCommand(ref: string, options: ShowOptions, env: Comman
     `claimed  ${m.claim}`,
     `start    ${m.start ?? '-'}`,
     `end      ${m.end ?? '-'}    ${runState(m)}${costText(m) ? `    cost ${costText(m)}` : ''}${m.cost?.error ? ` (${m.cost.error})` : ''}`,
+    ...(m.job ? [`job      Slurm ${m.job.id}${m.job.state ? ` (${m.job.state})` : ''}`] : []),
     `log      ${m.log}`,
     `cwd      ${m.cwd}`,
     `argv     ${JSON.stringify(m.argv)}`,

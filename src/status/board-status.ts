@@ -41,6 +41,8 @@ export interface InProgressStatus {
   /** `alive`/`dead` on this host, `exited` once the run ended, `unknown` elsewhere or without a run record. */
   readonly worker: 'alive' | 'dead' | 'exited' | 'not started' | 'unknown';
   readonly pid?: number;
+  /** Slurm runner: the worker's job id and its last known state (`123 RUNNING`). */
+  readonly job?: string;
 }
 
 const READ_CONCURRENCY = 64;
@@ -88,11 +90,13 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     const ageMs = Number.isNaN(claimedMs) ? undefined : Math.max(0, now.getTime() - claimedMs);
     let worker: InProgressStatus['worker'] = card.claimed ? 'not started' : 'unknown';
     let pid: number | undefined;
+    let job: string | undefined;
     if (card.claimed) {
       const record = await readRunRecord(layout.kanban, runIdFor(parsed.file, card.claimed, card.attempts));
       if (record) {
         const fact = runFactOf(record);
         pid = record.workerPid ?? record.pid;
+        if (record.jobId !== undefined) job = `${record.jobId}${record.jobState ? ` ${record.jobState}` : ''}`;
         worker = fact.state === 'exited' ? 'exited' : fact.state === 'abandoned' ? 'not started' : fact.alive === true ? 'alive' : fact.alive === false ? 'dead' : 'unknown';
       }
     }
@@ -104,6 +108,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
       ...(ageMs !== undefined ? { ageMs, age: formatDuration(ageMs) } : {}),
       worker,
       ...(pid !== undefined ? { pid } : {}),
+      ...(job !== undefined ? { job } : {}),
     });
   });
   inProgress.sort((a, b) => (a.card < b.card ? -1 : 1));
@@ -206,7 +211,7 @@ export function statusText(s: BoardStatus): string {
   section('blocked', s.blocked.map((b) => `${b.card}${b.state === 'in-progress' ? ' (in-progress)' : ''} — ${b.pending ? 'blocked at the next round: ' : ''}${b.reason}${b.since ? ` (since ${b.since})` : ''}`));
   section(
     'in progress',
-    s.inProgress.map((p) => `${p.card} — ${p.agent ?? '(no agent)'} on ${p.model ?? '(no model)'}, claimed ${p.age ? `${p.age} ago` : '(never stamped)'}, worker ${p.worker}${p.pid ? ` (pid ${p.pid})` : ''}`),
+    s.inProgress.map((p) => `${p.card} — ${p.agent ?? '(no agent)'} on ${p.model ?? '(no model)'}, claimed ${p.age ? `${p.age} ago` : '(never stamped)'}, worker ${p.worker}${p.pid ? ` (pid ${p.pid})` : ''}${p.job ? `, Slurm job ${p.job}` : ''}`),
   );
   section('false closes (done with empty paths and no justification)', s.falseCloses.map((f) => `${f.card}${f.agent ? ` — closed by ${f.agent}` : ''}${f.closed ? ` at ${f.closed}` : ''}`));
   section('unreadable', s.unreadable.map((u) => `${u.file}${u.field ? `: ${u.field}` : ''}: ${u.reason}`));

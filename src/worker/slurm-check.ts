@@ -1,6 +1,4 @@
-import path from 'node:path';
-import fs from 'node:fs';
-import { runClient } from './slurm-runner.js';
+import { findOnPath, runClient } from './slurm-runner.js';
 
 /**
  * `board harness check` for a harness with `runner: { kind: slurm }`: are the Slurm client
@@ -16,19 +14,6 @@ export interface SlurmCheck {
 
 const REQUIRED = ['sbatch', 'squeue', 'scontrol', 'scancel'];
 
-function onPath(name: string, pathVar: string): string | null {
-  for (const dir of pathVar.split(path.delimiter).filter(Boolean)) {
-    const file = path.join(dir, name);
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-      if (fs.statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 /** The environment the client commands get: the board's, with the harness's Slurm settings (SLURM_CONF …). */
 export function slurmClientEnv(boardEnv: NodeJS.ProcessEnv, harnessEnv: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...boardEnv };
@@ -40,7 +25,7 @@ export async function checkSlurm(env: NodeJS.ProcessEnv): Promise<SlurmCheck> {
   const pathVar = env.PATH ?? '';
   const commands = await Promise.all(
     [...REQUIRED, 'sacct'].map(async (name) => {
-      const file = onPath(name, pathVar);
+      const file = findOnPath(name, pathVar);
       const version = file ? (await runClient(file, ['--version'], env)).stdout.trim().split('\n')[0] || null : null;
       return { name, path: file, version, required: REQUIRED.includes(name) };
     }),

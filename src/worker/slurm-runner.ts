@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { ComposedCommand } from '../core/compose.js';
 import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
 
@@ -59,6 +61,20 @@ export function runClient(file: string, args: readonly string[], env: NodeJS.Pro
     child.once('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input ?? '');
   });
+}
+
+/** The first executable file `name` on `pathVar`, as a shell would find it; null when none. */
+export function findOnPath(name: string, pathVar: string): string | null {
+  for (const dir of pathVar.split(path.delimiter).filter(Boolean)) {
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
 }
 
 /** A word for POSIX sh: single-quoted, any single quote closed, escaped and reopened. */
@@ -128,10 +144,14 @@ export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
   return {
     async start(command: ComposedCommand, logFile: string): Promise<StartedWorker> {
       const client = clientEnvFor(command, options.clientEnv ?? process.env);
-      // sbatch's own environment: the client's, with the worker's values for the exported names.
-      const sbatchEnv: NodeJS.ProcessEnv = { ...client, ...command.env, PATH: client.PATH ?? command.env.PATH };
+      // sbatch's own environment: the client's, with the worker's values for the exported names
+      // (its PATH included: sbatch itself is found on the board's PATH first).
+      const sbatchEnv: NodeJS.ProcessEnv = { ...client, ...command.env };
+      const sbatch = findOnPath('sbatch', client.PATH ?? '');
       const jobName = `board-${command.env.BOARD_RUN ?? 'worker'}`;
-      const submitted = await runClient('sbatch', sbatchArgs(command, logFile, jobName, options.args), sbatchEnv, batchScript(command));
+      const submitted: CommandResult = sbatch
+        ? await runClient(sbatch, sbatchArgs(command, logFile, jobName, options.args), sbatchEnv, batchScript(command))
+        : { code: null, stdout: '', stderr: '', error: Object.assign(new Error(`sbatch not found on PATH (${client.PATH ?? ''})`), { code: 'ENOENT' }) };
       const jobId = /^(\d+(?:_\d+)?)(?:;\S+)?\s*$/.exec(submitted.stdout.trim())?.[1];
       if (submitted.error || submitted.code !== 0 || !jobId) {
         const code = submitted.error?.code ?? 'ESBATCH';

@@ -88,10 +88,10 @@ down)
   dir=$2
   if [ -s "$dir/ssh/sshd.pid" ]; then kill "$(cat "$dir/ssh/sshd.pid")" 2>/dev/null || true; fi
   # sshd's children (sftp sessions) in the server namespace, and anything left in a host namespace.
-  for ns in $(ip netns list | awk '/^abt-/ {print $1}'); do
+  for ns in $(ip netns list | awk '/^abt-(srv|h[0-9]+)( |$)/ {print $1}'); do
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
   done
-  for ns in $(ip netns list | awk '/^abt-/ {print $1}'); do ip netns del "$ns" 2>/dev/null || true; done
+  for ns in $(ip netns list | awk '/^abt-(srv|h[0-9]+)( |$)/ {print $1}'); do ip netns del "$ns" 2>/dev/null || true; done
   ;;
 *)
   echo "usage: hosts.sh check|server|host|down ..." >&2

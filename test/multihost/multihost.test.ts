@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { makeTree, profile } from '../helpers/vault.js';
 
 /**
@@ -276,9 +276,13 @@ while pgrep -f supervisor.js > /dev/null; do sleep 0.2; done
     return { exits, takeovers, releaseErrors };
   }
 
+  /** Kept after a failure, to be looked at (files only: namespaces, mounts and daemons are gone). */
+  keep = false;
+
   remove(): void {
     this.down();
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.keep) console.warn(`[multihost] kept ${this.dir} for a look: remove it when done`);
+    else fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
@@ -300,9 +304,22 @@ function run(file: string, args: string[]): void {
 }
 
 const clusters: Cluster[] = [];
+/** Each scenario's hosts go before the next one starts, whatever happened. */
+afterEach(() => {
+  for (const c of clusters.splice(0)) c.remove();
+});
 afterAll(() => {
   for (const c of clusters.splice(0)) c.remove();
 });
+
+function cluster(cards: number): Cluster {
+  const c = new Cluster(cards);
+  clusters.push(c);
+  onTestFailed(() => {
+    c.keep = true;
+  });
+  return c;
+}
 // Also on an interrupted run: no namespace, mount or daemon outlives the test.
 process.once('exit', () => {
   for (const c of clusters) c.down();
@@ -374,8 +391,7 @@ async function whenHolding(c: Cluster, index: number, timeoutMs = 120_000) {
 
 describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () => {
   it(`three hosts with distinct hostnames share ${CARDS} cards: each done once, no takeover, every host worked`, async () => {
-    const c = new Cluster(CARDS);
-    clusters.push(c);
+    const c = cluster(CARDS);
     c.start(['abt-alpha', 'abt-beta', 'abt-gamma']);
     const { persistentDoubles } = await c.runToTheEnd(600_000);
     await c.stop();
@@ -389,8 +405,7 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   }, 900_000);
 
   it('two hosts with the same hostname (containers): no pid judged across namespaces, no takeover', async () => {
-    const c = new Cluster(Math.min(CARDS, 120));
-    clusters.push(c);
+    const c = cluster(Math.min(CARDS, 120));
     c.start(['abt-twin', 'abt-twin']);
     const { persistentDoubles } = await c.runToTheEnd(600_000);
     await c.stop();
@@ -404,8 +419,7 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   }, 900_000);
 
   it('a holder SIGKILLed mid-round, its host down: another host takes over only once the lock is stale', async () => {
-    const c = new Cluster(Math.min(CARDS, 80));
-    clusters.push(c);
+    const c = cluster(Math.min(CARDS, 80));
     c.start(['abt-alpha', 'abt-beta']);
     let killed: { token?: string; at: number; mtime: number } | undefined;
     let takenAt: number | undefined;
@@ -439,8 +453,7 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   }, 900_000);
 
   it('a host frozen (SIGSTOP) past the lock\'s staleness, then resumed: taken over once stale, no harm when it wakes', async () => {
-    const c = new Cluster(Math.min(CARDS, 80));
-    clusters.push(c);
+    const c = cluster(Math.min(CARDS, 80));
     c.start(['abt-alpha', 'abt-beta']);
     let frozen: { token?: string; mtime: number } | undefined;
     let takenAt: number | undefined;
@@ -469,8 +482,7 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   }, 900_000);
 
   it('a board on a filesystem without hard links is refused at the start of a tick, naming the path', async () => {
-    const c = new Cluster(3);
-    clusters.push(c);
+    const c = cluster(3);
     // sshfs's disable_hardlink: link(2) fails as on FUSE SMB, where every tick used to fail obscurely.
     const tick = `node ${CLI} tick --config ${c.mount}/board.yml > ${c.dir}/nolinks.out 2> ${c.dir}/nolinks.err; echo $? > ${c.dir}/nolinks.rc`;
     c.start(['abt-nolinks'], `${SHARED_MOUNT},disable_hardlink`, ['bash', '-c', tick]);

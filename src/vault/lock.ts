@@ -328,10 +328,10 @@ function lockFs(paths: LockPaths, owner: LockOwner & { token: string }, state: A
             // ENOENT: a retirer that judged the lock before ours moved our fresh folder to its
             // tombstone, found it was not the one it judged and puts it back (retire()). Our
             // owner's temp file may ride along: remove it, so the folder comes back empty.
-            if (isCode(writeError, 'ENOENT')) removeOwnTemps(paths);
+            if (isCode(writeError, ...GONE)) removeOwnTemps(paths);
             // rmdir, not rm -r: it only removes the folder if it is still the empty one we made.
             fsCallback.rmdir(target, () => {
-              if (isCode(writeError, 'EEXIST', 'ENOENT')) {
+              if (isCode(writeError, 'EEXIST', ...GONE)) {
                 // A retirer judged the previous lock and wrote its marker into our fresh folder: it is
                 // about to retire it, so we do not hold the lock.
                 callback(Object.assign(new Error('Lock file is already being held'), { code: 'ELOCKED' }));
@@ -451,6 +451,14 @@ export async function acquireRoundLock(
   if (!release) {
     if (retirement?.kind === 'compromised') return { acquired: false, reason: retirement.message };
     const look = await inspect(paths.lock);
+    if (look && !look.ownerFile && (await cachedOnly(paths.lock))) {
+      return {
+        acquired: false,
+        reason:
+          `${paths.lock} is in this host's cache but no longer on the filesystem: this host sees a cached view of a shared board ` +
+          '(mount it without name and attribute caching: sshfs -o dir_cache=no,attr_timeout=0,entry_timeout=0; NFS lookupcache=none,actimeo=0; see docs/scale.md)',
+      };
+    }
     return { acquired: false, ...(look?.owner ? { holder: look.owner } : {}), reason: heldReason(look, staleMs) };
   }
 
@@ -470,6 +478,20 @@ export async function acquireRoundLock(
       }
     },
   };
+}
+
+/**
+ * A lock folder that stat (answered from a client's attribute cache) shows but that cannot be
+ * opened (asked of the server): a phantom of a released lock, which a host with name caching on a
+ * shared board keeps seeing while its cache lasts. A fresh owner-less lock opens fine.
+ */
+async function cachedOnly(lock: string): Promise<boolean> {
+  try {
+    await fs.readdir(lock);
+    return false;
+  } catch (error) {
+    return isCode(error, ...GONE);
+  }
 }
 
 /** Why a held lock was left alone, in words for the tick's output. */

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hostIdentity } from '../../src/vault/host-identity.js';
 import type { CommandEnv } from '../../src/commands/common.js';
 import { statusCommand } from '../../src/commands/status.js';
 import { tickCommand } from '../../src/commands/tick.js';

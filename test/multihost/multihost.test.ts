@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeTree, profile } from '../helpers/vault.js';
 
 /**
@@ -305,8 +305,12 @@ function run(file: string, args: string[]): void {
 
 const clusters: Cluster[] = [];
 /** Each scenario's hosts go before the next one starts, whatever happened. */
-afterEach(() => {
-  for (const c of clusters.splice(0)) c.remove();
+afterEach((context) => {
+  const failed = context.task.result?.state === 'fail';
+  for (const c of clusters.splice(0)) {
+    c.keep = failed;
+    c.remove();
+  }
 });
 afterAll(() => {
   for (const c of clusters.splice(0)) c.remove();
@@ -315,9 +319,6 @@ afterAll(() => {
 function cluster(cards: number): Cluster {
   const c = new Cluster(cards);
   clusters.push(c);
-  onTestFailed(() => {
-    c.keep = true;
-  });
   return c;
 }
 // Also on an interrupted run: no namespace, mount or daemon outlives the test.

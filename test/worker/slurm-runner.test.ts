@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ComposedCommand } from '../../src/core/compose.js';
+import { checkSlurm } from '../../src/worker/slurm-check.js';
 import { batchScript, parseExitCode, parseScontrol, sbatchArgs, shQuote, slurmRunner } from '../../src/worker/slurm-runner.js';
 
 /**
@@ -101,5 +102,21 @@ describe('slurm runner: against stand-in client commands', () => {
     fs.writeFileSync(path.join(bin, 'sbatch'), '#!/bin/sh\necho "sbatch: error: invalid partition specified: gpu" >&2\nexit 1\n');
     const refused = await slurmRunner({ clientEnv: { PATH: `${bin}:/usr/bin:/bin` } }).start(command(dir), path.join(dir, 'x.log'));
     expect((await refused.exited).startError).toMatchObject({ code: 'ESBATCH', message: expect.stringMatching(/invalid partition/) as unknown });
+  });
+});
+
+describe('slurm check (board harness check)', () => {
+  it('finds the client commands and asks the controller; says what is missing', async () => {
+    const { bin } = fakeSlurm();
+    fs.writeFileSync(path.join(bin, 'scontrol'), '#!/bin/sh\ncase "$1" in --version) echo "slurm 22.05.8";; ping) echo "Slurmctld(primary) at abt is UP";; esac\n', { mode: 0o755 });
+    const ready = await checkSlurm({ PATH: bin });
+    expect(ready.ok).toBe(true);
+    expect(ready.cluster.detail).toBe('Slurmctld(primary) at abt is UP');
+    expect(ready.detail).toMatch(/no sacct/);
+    fs.writeFileSync(path.join(bin, 'scontrol'), '#!/bin/sh\ncase "$1" in ping) echo "Slurmctld(primary) at abt is DOWN"; exit 1;; esac\n', { mode: 0o755 });
+    fs.rmSync(path.join(bin, 'scancel'));
+    const broken = await checkSlurm({ PATH: bin });
+    expect(broken.ok).toBe(false);
+    expect(broken.detail).toMatch(/missing on PATH .*: scancel; the cluster does not answer: Slurmctld\(primary\) at abt is DOWN/);
   });
 });

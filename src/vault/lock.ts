@@ -12,8 +12,9 @@ import { isProcessAlive } from './process-alive.js';
  * The round's lock: one round at a time per vault, for ticks and watchers on any host sharing it.
  *
  * Layout. `KANBAN/.board.lock/` is proper-lockfile's lock folder (created with mkdir, its mtime
- * refreshed while held); `KANBAN/.board.lock/owner.json` inside it records pid, host and a random
- * token. Lock and owner are one thing: the owner is written (exclusively, never torn) between the
+ * refreshed while held); `KANBAN/.board.lock/owner.json` inside it records pid, host, PID
+ * namespace and a random token (a pid is judged only from the same host and PID namespace:
+ * host-identity.ts; from anywhere else only the lock's staleness decides). Lock and owner are one thing: the owner is written (exclusively, never torn) between the
  * mkdir and proper-lockfile's first mtime probe, inside the folder, so nothing can remove one
  * without the other and a holder never "acquires" without its owner on disk.
  *

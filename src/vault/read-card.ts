@@ -84,14 +84,27 @@ function problem(file: string, reason: string): Parsed<never> {
   return { ok: false, file, problems: [{ file, reason }] };
 }
 
+/**
+ * The census reads and parses synchronously (the cheapest way, see above), so without a pause
+ * timers and signal handlers would wait for the whole census: the round lock's refresh among
+ * them, which another tick would then take for a stale lock. Every this-many milliseconds of
+ * uninterrupted work the loop lets the event loop run once.
+ */
+const YIELD_EVERY_MS = 50;
+
 /** Run `fn` over `items` with at most `limit` in flight, keeping order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let since = performance.now();
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
       const i = next++;
       results[i] = await fn(items[i]!);
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
     }
   });
   await Promise.all(workers);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { BoardError, EXIT } from './errors.js';
+import { forTerminal, terminalLines } from './format/control.js';
 import { processEnv, type CommandEnv, type GlobalOptions } from './commands/common.js';
 import type { HarnessCheckOptions } from './commands/harness-check.js';
 import type { WatchOptions } from './commands/watch.js';
@@ -20,9 +21,37 @@ export function withGlobalOptions(command: Command): Command {
     .option('--json', 'one JSON document on stdout; logs stay on stderr');
 }
 
-/** A failure no command foresaw: its stack on stderr, exit 1. */
+/**
+ * Failures of the machine, not of the board: a full or read-only disk, a permission. Foreseeable
+ * anywhere a file is written, so they are told in one line naming the file, not as a stack.
+ */
+const EXPECTED_ERRNO: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'the filesystem is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'input/output error',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+  ENOTDIR: 'a part of the path is not a folder',
+  ELOOP: 'a symbolic link where the board does not follow links',
+};
+
+/** One line for an expected errno failure, or undefined for anything else. */
+export function expectedFailureLine(error: unknown): string | undefined {
+  const e = error as (NodeJS.ErrnoException & { dest?: string }) | undefined;
+  const what = e && typeof e.code === 'string' ? EXPECTED_ERRNO[e.code] : undefined;
+  if (!what) return undefined;
+  const file = e!.path ? `${e!.syscall ? `${e!.syscall} ` : ''}${e!.path}${e!.dest ? ` → ${e!.dest}` : ''}: ` : '';
+  return `board: ${file}${what} (${e!.code})`;
+}
+
+/** A failure no command foresaw: its stack on stderr, exit 1. An expected errno failure: one line. */
 function unexpectedFailure(error: unknown): void {
-  process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
+  const line = expectedFailureLine(error);
+  process.stderr.write(line ? `${forTerminal(line)}\n` : `board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
   process.exitCode = EXIT.failure;
 }
 
@@ -38,7 +67,7 @@ export function runAction<O>(action: Action<O>, makeEnv: () => CommandEnv = proc
       process.exitCode = await action(options, env);
     } catch (error) {
       if (error instanceof BoardError) {
-        process.stderr.write(`board: ${error.message}\n`);
+        process.stderr.write(`board: ${terminalLines(error.message)}\n`);
         process.exitCode = error.exitCode;
       } else {
         unexpectedFailure(error);

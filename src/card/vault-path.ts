@@ -12,6 +12,10 @@ import { refuse } from './context.js';
 export function toVaultPath(layout: VaultLayout, given: string, what: string): string {
   const raw = given.trim();
   if (raw === '') refuse(`${what}: empty path`);
+  // `..` is refused before anything else: lexically `notes/a.md/..` is `notes`, but to the
+  // filesystem it is no path at all (a.md is no folder), and through a linked folder it leads
+  // elsewhere again. What is checked and stored must be the one path the caller meant.
+  if (raw.split(/[\\/]/).includes('..')) refuse(`${what}: "${given}" holds "..": give the path inside the vault without it`);
   let rel: string;
   if (path.isAbsolute(raw)) {
     rel = path.relative(layout.root, path.resolve(raw)).split(path.sep).join('/');

@@ -16,6 +16,7 @@ import { VaultLayout } from '../vault/layout.js';
 import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
 import { journalForVerb, journalVerb } from '../journal/index.js';
+import { terminalLines } from '../format/control.js';
 
 /** Without a config, `board card fail` blocks a card at this many attempts (the CONTRACT's default). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -44,7 +45,7 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
 async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): Promise<number> {
   // The journal (issue #4): one event per verb, caused by the worker's claim (BOARD_CAUSE).
   await journalVerb(result, { env: env.env, cwd: env.cwd, config: options.config, at: resolveNow(options.now, env.clock) });
-  env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+  env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${terminalLines(text)}\n`);
   return 0;
 }
 
@@ -116,7 +117,7 @@ export async function archiveCommand(options: GlobalOptions & { olderThan?: stri
       ...result.archived.map((a) => `  archived  ${a.card} → ${a.to}`),
       ...result.kept.map((k) => `  kept      ${k.card} — ${k.reason}`),
     ];
-    env.stdout(`${lines.join('\n')}\n`);
+    env.stdout(`${terminalLines(lines.join('\n'))}\n`);
   }
   return 0;
 }

@@ -2,6 +2,7 @@ import { EXIT, formatProblem } from '../errors.js';
 import { gatherLintInput } from '../lint/gather.js';
 import { lint } from '../lint/index.js';
 import type { CommandEnv, GlobalOptions } from './common.js';
+import { forTerminal } from '../format/control.js';
 
 /**
  * `board lint`: the design-time checks, for a person or a vault's own CI. Exit 1 on any finding,
@@ -16,7 +17,7 @@ export async function lintCommand(options: GlobalOptions, env: CommandEnv): Prom
     const c = counts(input);
     env.stdout(`lint: clean — ${c.profiles} profiles, ${c.cards} cards, ${c.harnesses} harnesses and the models table checked\n`);
   } else {
-    env.stdout(`${findings.map((f) => `${formatProblem(f)}  [${f.check}]`).join('\n')}\n\nlint: ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
+    env.stdout(`${findings.map((f) => forTerminal(`${formatProblem(f)}  [${f.check}]`)).join('\n')}\n\nlint: ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
   }
   return findings.length === 0 ? EXIT.ok : EXIT.failure;
 }

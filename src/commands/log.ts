@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { openJournal, type JournalEvent } from '../journal/index.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
+import { terminalLines } from '../format/control.js';
 
 export interface LogOptions extends GlobalOptions {
   readonly card?: string;
@@ -44,7 +45,7 @@ export async function logCommand(options: LogOptions, env: CommandEnv): Promise<
     return 0;
   }
   if (events.length === 0) env.stdout(`no events${card ? ` for ${card}` : ''}${since ? ` since ${since.toISOString()}` : ''} in ${path.join(board.config.logsDir, 'journal')}\n`);
-  else env.stdout(`${events.map(describeEvent).join('\n')}\n`);
+  else env.stdout(`${terminalLines(events.map(describeEvent).join('\n'))}\n`);
   if (problems.length > 0) env.stdout(`\n${problems.length} journal line(s) skipped: ${problems.map((p) => `${path.basename(p.file)}:${p.line} ${p.reason}`).join('; ')}\n`);
   return 0;
 }

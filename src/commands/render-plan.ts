@@ -1,6 +1,7 @@
 import type { Plan } from '../core/types.js';
 import type { Transition } from '../round/context.js';
 import { formatProblem } from '../errors.js';
+import { forTerminal } from '../format/control.js';
 
 /** The contract's JSON shape (CONTRACT "Commands"), plus the declared problems. */
 export function planJson(plan: Plan): Record<string, unknown> {
@@ -20,10 +21,11 @@ export function planJson(plan: Plan): Record<string, unknown> {
 
 /** The plan for a person: one section per outcome, each line naming the card and why. */
 export function planText(plan: Plan, heading: string): string {
-  const lines: string[] = [heading];
+  const lines: string[] = [forTerminal(heading)];
   const section = (title: string, rows: string[]) => {
     if (rows.length === 0) return;
-    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${r}`));
+    // Card names, reasons and requests are a card's bytes: escaped, so none can drive the terminal.
+    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${forTerminal(r)}`));
   };
   section('scheduled', plan.scheduled.map((s) => `${s.instance}  ← ${s.template}`));
   section('dispatch', plan.dispatch.map((d) => `${d.card} → ${d.profile}  [harness ${d.harness}, model ${d.model}]${d.via === 'recipient' ? ' (recipient)' : ''}`));
@@ -42,6 +44,6 @@ export function planText(plan: Plan, heading: string): string {
 
 export function transitionsText(transitions: readonly Transition[]): string {
   if (transitions.length === 0) return '';
-  const rows = transitions.map((t) => `  ${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}`);
+  const rows = transitions.map((t) => `  ${forTerminal(`${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}`)}`);
   return `\ndone this round (${transitions.length})\n${rows.join('\n')}\n`;
 }

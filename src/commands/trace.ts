@@ -1,6 +1,7 @@
 import { JournalIndex, openJournal, renderTrace, traceCard, type JournalEvent, type TraceNode } from '../journal/index.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { cardName } from './log.js';
+import { terminalLines } from '../format/control.js';
 
 function short(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
@@ -31,6 +32,6 @@ export async function traceCommand(ref: string, options: GlobalOptions, env: Com
     env.stdout(`no journal events for ${card}\n`);
     return 1;
   }
-  env.stdout(`trace of ${card} (· = another card on the same chain)\n\n${renderTrace(trees, short)}`);
+  env.stdout(`trace of ${card} (· = another card on the same chain)\n\n${terminalLines(renderTrace(trees, short))}`);
   return 0;
 }

@@ -136,7 +136,7 @@ export function parsePrivateEnv(text: string, file: string): Map<string, string>
   return env;
 }
 
-async function readPrivateEnv(file: string): Promise<Map<string, string>> {
+export async function readPrivateEnv(file: string): Promise<Map<string, string>> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');

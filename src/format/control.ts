@@ -36,3 +36,8 @@ export function valueWithoutControls<T>(value: T): T {
 export function forTerminal(text: string): string {
   return text.replace(CONTROL_ON_ONE_LINE, visible);
 }
+
+/** Multi-line human output: each line escaped as `forTerminal` does, the line breaks kept. */
+export function terminalLines(text: string): string {
+  return text.split('\n').map(forTerminal).join('\n');
+}

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { findConfigFile } from '../config/load-config.js';
+import { findConfigFile, readPrivateEnv } from '../config/load-config.js';
 import { loadYaml, parseFrontMatter } from '../format/frontmatter.js';
 import { configSchema } from '../schema/config.js';
 import { ConfigError, zodProblems } from '../errors.js';
@@ -32,6 +32,9 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   const config = parsed.data;
   const layout = new VaultLayout(where.vault ? path.resolve(where.cwd, where.vault) : path.resolve(base, config.vault));
   const harnessesDir = path.resolve(base, config.harnesses);
+  // The private env file is config too: a malformed one (file and line named, never the value)
+  // fails lint as it fails every tick.
+  if (config.private_env) await readPrivateEnv(path.resolve(base, config.private_env));
 
   const [profiles, cards, harnesses, models] = await Promise.all([
     readProfiles(layout),

@@ -17,6 +17,7 @@ import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
 import { journalForVerb, journalVerb } from '../journal/index.js';
 import { terminalLines } from '../format/control.js';
+import { assertRealFolders } from '../vault/real-folders.js';
 
 /** Without a config, `board card fail` blocks a card at this many attempts (the CONTRACT's default). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -39,7 +40,10 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
     root = board.config.vault;
     maxAttempts = board.config.max_attempts;
   }
-  return { layout: new VaultLayout(root), now, maxAttempts, env: env.env, cwd: env.cwd };
+  const layout = new VaultLayout(root);
+  // No verb reads or writes through a state folder that is a link (CONTRACT "What the census reads").
+  await assertRealFolders(layout);
+  return { layout, now, maxAttempts, env: env.env, cwd: env.cwd };
 }
 
 async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): Promise<number> {

@@ -33,7 +33,7 @@ export function planText(plan: Plan, heading: string): string {
   section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? 'will block: ' : ''}${b.reason}`));
   section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? ' (will be blocked: attempts exhausted)' : ''}`));
   section('interrupted moves to repair', (plan.repairs ?? []).map((r) => `${r.card} — ${r.reason}`));
-  section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
+  section('unreadable cards and files that are not cards (not touched)', plan.invalid.map(formatProblem));
   section('profiles left out', plan.profileProblems.map(formatProblem));
   section('scheduled templates left out', plan.templateProblems.map(formatProblem));
   if (plan.dispatch.length + plan.waiting.length + plan.blocked.length + plan.scheduled.length + plan.zombies.length + plan.invalid.length === 0) {

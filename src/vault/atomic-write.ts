@@ -47,6 +47,9 @@ async function writeTemp(target: string, text: string): Promise<string> {
   } catch (error) {
     await handle.close();
     await fs.rm(temp, { force: true });
+    // A write through a handle reports no path: name the file it was for (a full disk, say).
+    const e = error as NodeJS.ErrnoException;
+    if (e.path === undefined) Object.assign(e, { path: target, syscall: e.syscall ?? 'write' });
     throw error;
   }
   await handle.close();

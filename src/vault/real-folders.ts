@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { RoundError } from '../errors.js';
 import type { VaultLayout } from './layout.js';
+import { locksDir } from './card-lock.js';
 import { runsDir } from './runs.js';
 
 /**
@@ -12,7 +13,7 @@ import { runsDir } from './runs.js';
  * else that is not a folder, is refused with its path and what to do.
  */
 export async function assertRealFolders(layout: VaultLayout): Promise<void> {
-  const folders = [layout.kanban, layout.agents, layout.scheduled, layout.pending, layout.inProgress, layout.done, layout.archive, runsDir(layout.kanban)];
+  const folders = [layout.kanban, layout.agents, layout.scheduled, layout.pending, layout.inProgress, layout.done, layout.archive, runsDir(layout.kanban), locksDir(layout.kanban)];
   const problems = (await Promise.all(folders.map(folderProblem))).filter((p): p is string => p !== undefined);
   if (problems.length > 0) throw new RoundError(problems.join('\n'));
 }

@@ -233,7 +233,8 @@ function unescapeDoubleQuoted(raw: string): string {
 export function renderEntry(key: string, value: unknown, eol: string): string {
   // DEFAULT_SCHEMA when dumping: it quotes strings that other YAML readers would take for dates
   // or booleans, so what the board writes stays a string for every reader.
-  const dumped = yaml.dump({ [key]: value }, { lineWidth: -1, noRefs: true });
+  // No control characters but tab and newline in what the board writes (see control.ts).
+  const dumped = yaml.dump({ [key]: valueWithoutControls(value) }, { lineWidth: -1, noRefs: true });
   return dumped.replace(/\n/g, eol);
 }
 

@@ -487,3 +487,9 @@ describe('control characters', () => {
     expect(valueWithoutControls({ k: ['\u0000', 1, null] })).toEqual({ k: ['\\u0000', 1, null] });
   });
 });
+
+describe('renderEntry writes no control characters either (a new card goes through it)', () => {
+  it('escapes them visibly', () => {
+    expect(loadYaml(renderEntry('request', 'a\u001b[2Jb\u0000', '\n'))).toEqual({ request: 'a\\u001b[2Jb\\u0000' });
+  });
+});

@@ -11,6 +11,7 @@ import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { silentLogger } from '../../src/log.js';
 import { isBoardTempName, tempPathFor, writeFileAtomic } from '../../src/vault/atomic-write.js';
 import { lockPaths } from '../../src/vault/lock.js';
+import { mapLimit } from '../../src/vault/read-card.js';
 import type { RunJob, Spawner } from '../../src/round/spawner.js';
 import { FakeSpawner, card, makeBoard, profile, snapshotTree } from '../helpers/vault.js';
 
@@ -58,6 +59,21 @@ describe('limits: one file cannot stall a round', () => {
       expect(json.invalid.map((p) => p.file).sort()).toEqual(['lol10.md', 'lol9.md']);
       for (const p of json.invalid) expect(p.reason).toMatch(/billion laughs/);
       expect(fs.existsSync(path.join(root, 'vault/KANBAN/pending/lol9.md'))).toBe(true);
+    }
+  });
+
+  it('a census of slow synchronous reads still lets timers run (the lock refresh, signal handlers)', async () => {
+    let fired = 0;
+    const timer = setInterval(() => (fired += 1), 0);
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    try {
+      await mapLimit(Array.from({ length: 12 }, (_, i) => i), 64, async () => busy(20));
+      expect(fired).toBeGreaterThanOrEqual(2);
+    } finally {
+      clearInterval(timer);
     }
   });
 

@@ -97,14 +97,25 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   const results = new Array<R>(items.length);
   let next = 0;
   let since = performance.now();
+  // One pause shared by every worker: separate ones would all be served in one pass of the event
+  // loop, back to back, with no timer in between.
+  let pause: Promise<void> | undefined;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
+      // Checked before each item too: the workers' first items all start synchronously.
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        pause ??= new Promise<void>((resolve) =>
+          setImmediate(() => {
+            pause = undefined;
+            since = performance.now();
+            resolve();
+          }),
+        );
+        await pause;
+        continue;
+      }
       const i = next++;
       results[i] = await fn(items[i]!);
-      if (performance.now() - since > YIELD_EVERY_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        since = performance.now();
-      }
     }
   });
   await Promise.all(workers);

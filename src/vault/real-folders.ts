@@ -14,6 +14,9 @@ import { runsDir } from './runs.js';
  */
 export async function assertRealFolders(layout: VaultLayout): Promise<void> {
   const folders = [layout.kanban, layout.agents, layout.scheduled, layout.pending, layout.inProgress, layout.done, layout.archive, runsDir(layout.kanban), locksDir(layout.kanban)];
+  // Archive months too (`archive/2026-11/`): `board archive` writes into them.
+  const months = (await fs.readdir(layout.archive, { withFileTypes: true }).catch(() => [])).filter((e) => e.isSymbolicLink());
+  folders.push(...months.map((m) => path.join(layout.archive, m.name)));
   const problems = (await Promise.all(folders.map(folderProblem))).filter((p): p is string => p !== undefined);
   if (problems.length > 0) throw new RoundError(problems.join('\n'));
 }

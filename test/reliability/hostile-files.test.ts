@@ -156,9 +156,9 @@ describe('control characters', () => {
 });
 
 describe('symbolic links to folders are refused, nothing outside is read or written', () => {
-  for (const folder of ['KANBAN/pending', 'KANBAN/in-progress', 'KANBAN/done', 'AGENTS']) {
+  for (const folder of ['KANBAN/pending', 'KANBAN/in-progress', 'KANBAN/done', 'AGENTS', 'KANBAN/archive/2026-11']) {
     it(`${folder} as a link`, async () => {
-      const root = makeBoard({ 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/pending/ok.md': card(fields()) });
+      const root = makeBoard({ 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/pending/ok.md': card(fields()), 'KANBAN/archive/2026-11/old.md': card(fields()) });
       const outside = path.join(root, 'outside');
       const vaultFolder = path.join(root, 'vault', folder);
       fs.cpSync(vaultFolder, outside, { recursive: true });

@@ -57,6 +57,7 @@ export const CARD_NAME_MAX_BYTES = 180;
 
 /** Why the board cannot handle a card named `name`, or undefined when it can. */
 export function cardNameProblem(name: string): string | undefined {
+  if (name.length * 3 <= CARD_NAME_MAX_BYTES) return undefined; // a UTF-16 unit is at most 3 UTF-8 bytes
   const bytes = Buffer.byteLength(name);
   if (bytes > CARD_NAME_MAX_BYTES) return `name too long: ${bytes} bytes, the board handles card names up to ${CARD_NAME_MAX_BYTES} bytes (rename it shorter)`;
   return undefined;

@@ -130,7 +130,9 @@ async function tryCreate(lock: string, owner: CardLockOwner, permRetries: { left
   const temp = path.join(path.dirname(lock), `.new.${owner.token}`);
   // Not recursive (its parent exists): Node's recursive mkdir says ENOENT on a read-only
   // filesystem, where a plain one says EROFS.
-  await fs.mkdir(temp);
+  await fs.mkdir(temp).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   await fs.writeFile(path.join(temp, 'owner.json'), `${JSON.stringify(owner)}\n`, { flag: 'wx' });
   try {
     await fs.rename(temp, lock);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadYaml, FrontMatterError } from '../format/frontmatter.js';
@@ -36,8 +37,23 @@ export interface ConfigLocation {
 
 export function findConfigFile(where: ConfigLocation): string {
   // An empty BOARD_CONFIG (as unit files often leave it) means unset, not "this folder".
-  const chosen = where.config || where.env.BOARD_CONFIG || 'board.yml';
-  return path.resolve(where.cwd, chosen);
+  const chosen = where.config || where.env.BOARD_CONFIG;
+  if (chosen) return path.resolve(where.cwd, chosen);
+  return findUpward(where.cwd) ?? path.resolve(where.cwd, 'board.yml');
+}
+
+/** `board.yml` in the folder or the nearest parent that has one, as git finds its repository. */
+export function findUpward(cwd: string, name = 'board.yml'): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, name);
+    if (existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Whether the config was named (flag or environment) rather than looked for. */
+function named(where: ConfigLocation): boolean {
+  return Boolean(where.config || where.env.BOARD_CONFIG);
 }
 
 async function readYamlFile(file: string, what: string): Promise<unknown> {
@@ -58,6 +74,9 @@ async function readYamlFile(file: string, what: string): Promise<unknown> {
 
 export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
   const configFile = findConfigFile(where);
+  if (!named(where) && !existsSync(configFile)) {
+    throw new ConfigError([{ file: configFile, reason: `no board.yml in ${where.cwd} or any folder above it: run \`board init\` to make a board, or pass --config FILE` }]);
+  }
   const raw = await readYamlFile(configFile, 'config file');
   const parsed = configSchema.safeParse(where.vault ? { ...(raw as object), vault: where.vault } : raw);
   if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));

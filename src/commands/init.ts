@@ -35,7 +35,6 @@ export async function initCommand(dir: string | undefined, options: GlobalOption
   }
 
   const shown = path.relative(env.cwd, root) || '.';
-  const config = path.join(shown, 'board.yml');
   const result = { root, config: path.join(root, 'board.yml'), files: Object.keys(files).sort() };
   if (options.json) {
     env.stdout(`${JSON.stringify(result, null, 2)}\n`);
@@ -47,11 +46,12 @@ export async function initCommand(dir: string | undefined, options: GlobalOption
       ...result.files.map((f) => `  ${f}`),
       '',
       'next:',
-      `  board dry-run${dir ? ` --config ${config}` : ''}     what a round would do (the example card goes to ${EXAMPLE_PROFILE})`,
-      `  board tick${dir ? ` --config ${config}` : ''}        one round: the model-free worker writes the note and closes the card`,
-      `  board status${dir ? ` --config ${config}` : ''}      the board at a glance`,
-      `  board profile new NAME       a profile of your own (then edit its handles)`,
-      `  board card new --function write --request "Write a note about …"`,
+      ...(shown !== '.' ? [`  cd ${shown}                   board.yml is found here or in a parent folder, as git does`] : []),
+      `  board dry-run                what a round would do (the example card goes to ${EXAMPLE_PROFILE})`,
+      '  board tick                   one round: the model-free worker writes the note and closes the card',
+      '  board status                 the board at a glance',
+      '  board profile new NAME       a profile of your own (then edit its handles)',
+      '  board card new --function write --request "Write a note about …"',
       '',
     ].join('\n'),
   );

@@ -15,6 +15,7 @@ export function planJson(plan: Plan): Record<string, unknown> {
     invalid: plan.invalid,
     profiles: plan.profiles,
     problems: [...plan.profileProblems, ...plan.templateProblems],
+    warnings: plan.warnings ?? [],
   };
 }
 
@@ -34,6 +35,7 @@ export function planText(plan: Plan, heading: string): string {
   section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
   section('profiles left out', plan.profileProblems.map(formatProblem));
   section('scheduled templates left out', plan.templateProblems.map(formatProblem));
+  section('warnings', (plan.warnings ?? []).map(formatProblem));
   if (plan.dispatch.length + plan.waiting.length + plan.blocked.length + plan.scheduled.length + plan.zombies.length + plan.invalid.length === 0) {
     lines.push('', 'nothing to do: no pending cards, no claims to reclaim.');
   }

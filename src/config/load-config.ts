@@ -57,6 +57,11 @@ function named(where: ConfigLocation): boolean {
 }
 
 async function readYamlFile(file: string, what: string): Promise<unknown> {
+  return (await readYamlText(file, what)).data;
+}
+
+/** A YAML file's data, with its text for the line of each problem. */
+async function readYamlText(file: string, what: string): Promise<{ data: unknown; text: string }> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -65,10 +70,11 @@ async function readYamlFile(file: string, what: string): Promise<unknown> {
     throw new ConfigError([{ file, reason: code === 'ENOENT' ? `${what} not found` : `cannot read ${what}: ${(error as Error).message}` }]);
   }
   try {
-    return loadYaml(text);
+    return { data: loadYaml(text), text };
   } catch (error) {
-    const line = error instanceof FrontMatterError && error.line !== undefined ? ` (line ${error.line - 1})` : '';
-    throw new ConfigError([{ file, reason: `${(error as Error).message}${line}` }]);
+    // loadYaml counts the front matter's opening fence as line 1: a plain YAML file is one less.
+    const line = error instanceof FrontMatterError && error.line !== undefined ? { line: error.line - 1 } : {};
+    throw new ConfigError([{ file, ...line, reason: (error as Error).message }]);
   }
 }
 
@@ -77,9 +83,9 @@ export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
   if (!named(where) && !existsSync(configFile)) {
     throw new ConfigError([{ file: configFile, reason: `no board.yml in ${where.cwd} or any folder above it: run \`board init\` to make a board, or pass --config FILE` }]);
   }
-  const raw = await readYamlFile(configFile, 'config file');
+  const { data: raw, text: configText } = await readYamlText(configFile, 'config file');
   const parsed = configSchema.safeParse(where.vault ? { ...(raw as object), vault: where.vault } : raw);
-  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));
+  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error, { kind: 'config', text: configText }));
   const file = parsed.data;
   const base = path.dirname(configFile);
   const resolve = (p: string) => path.resolve(base, p);
@@ -98,9 +104,9 @@ export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
   if (!harnesses.has(config.default_harness) && !problems.some((p) => p.file.endsWith(`${config.default_harness}.yml`))) {
     throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `no harness named "${config.default_harness}" in ${config.harnessesDir}` }]);
   }
-  const modelsRaw = await readYamlFile(config.modelsFile, 'models table');
-  const models = modelsSchema.safeParse(modelsRaw);
-  if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error));
+  const modelsRaw = await readYamlText(config.modelsFile, 'models table');
+  const models = modelsSchema.safeParse(modelsRaw.data);
+  if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error, { kind: 'models', text: modelsRaw.text }));
   const privateEnv = config.privateEnvFile ? await readPrivateEnv(config.privateEnvFile) : new Map<string, string>();
   return { config, harnesses, harnessProblems: problems, models: models.data, privateEnv };
 }
@@ -119,9 +125,10 @@ async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<stri
   for (const name of names) {
     const file = path.join(config.harnessesDir, name);
     try {
-      const parsed = harnessSchema.safeParse(await readYamlFile(file, 'harness file'));
+      const read = await readYamlText(file, 'harness file');
+      const parsed = harnessSchema.safeParse(read.data);
       if (parsed.success) harnesses.set(name.replace(/\.ya?ml$/, ''), parsed.data);
-      else problems.push(...zodProblems(file, parsed.error));
+      else problems.push(...zodProblems(file, parsed.error, { kind: 'harness', text: read.text }));
     } catch (error) {
       if (error instanceof ConfigError) problems.push(...error.problems);
       else throw error;
@@ -129,7 +136,7 @@ async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<stri
   }
   if (config.adaptersFile) {
     const parsed = adaptersSchema.safeParse(await readYamlFile(config.adaptersFile, 'adapters file'));
-    if (!parsed.success) throw new ConfigError(zodProblems(config.adaptersFile, parsed.error));
+    if (!parsed.success) throw new ConfigError(zodProblems(config.adaptersFile, parsed.error, { kind: 'harness' }));
     for (const [name, harness] of Object.entries(parsed.data)) if (!harnesses.has(name)) harnesses.set(name, harness);
   }
   return { harnesses, problems };

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { findConfigFile } from '../config/load-config.js';
-import { loadYaml, parseFrontMatter } from '../format/frontmatter.js';
+import { FrontMatterError, loadYaml, parseFrontMatter } from '../format/frontmatter.js';
 import { configSchema } from '../schema/config.js';
 import { ConfigError, zodProblems } from '../errors.js';
 import { isCardFileName, VaultLayout } from '../vault/layout.js';
@@ -25,9 +25,9 @@ const CONCURRENCY = 64;
 export async function gatherLintInput(where: LintLocation): Promise<LintInput & { vault: string }> {
   const configFile = findConfigFile(where);
   const raw = await readYaml(configFile);
-  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, reason: raw.error }]);
+  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, ...(raw.errorLine !== undefined ? { line: raw.errorLine } : {}), reason: raw.error }]);
   const parsed = configSchema.safeParse(where.vault ? { ...(isRecord(raw.data) ? raw.data : {}), vault: where.vault } : raw.data);
-  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));
+  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error, { kind: 'config', ...(raw.text !== undefined ? { text: raw.text } : {}) }));
   const base = path.dirname(configFile);
   const config = parsed.data;
   const layout = new VaultLayout(where.vault ? path.resolve(where.cwd, where.vault) : path.resolve(base, config.vault));
@@ -43,19 +43,36 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
 }
 
 async function readYaml(file: string): Promise<ReadDoc> {
+  let text: string;
   try {
-    return { file, data: loadYaml(await fs.readFile(file, 'utf8')) };
+    text = await fs.readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { file, error: code === 'ENOENT' ? 'not found' : (error as Error).message };
   }
+  try {
+    return { file, data: loadYaml(text), text };
+  } catch (error) {
+    // loadYaml counts a front matter's opening fence as line 1: a plain YAML file is one less.
+    return { file, error: (error as Error).message, ...errorLine(error, -1), text };
+  }
+}
+
+function errorLine(error: unknown, shift: number): { errorLine?: number } {
+  return error instanceof FrontMatterError && error.line !== undefined ? { errorLine: error.line + shift } : {};
 }
 
 async function readFrontMatter(absolute: string, shown: string): Promise<ReadDoc> {
+  let text: string;
   try {
-    return { file: shown, data: parseFrontMatter(await fs.readFile(absolute, 'utf8')).data };
+    text = await fs.readFile(absolute, 'utf8');
   } catch (error) {
     return { file: shown, error: (error as Error).message };
+  }
+  try {
+    return { file: shown, data: parseFrontMatter(text).data, text };
+  } catch (error) {
+    return { file: shown, error: (error as Error).message, ...errorLine(error, 0), text };
   }
 }
 

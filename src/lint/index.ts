@@ -1,4 +1,5 @@
 import { checkAmbiguity } from './ambiguity.js';
+import { checkUnknownFields } from './fields.js';
 import { checkHarnessGuards } from './harness-guard.js';
 import { checkModels } from './models.js';
 import { checkRank } from './rank.js';
@@ -12,6 +13,7 @@ export type { Finding, LintCheck, LintInput } from './types.js';
 export function lint(input: LintInput): Finding[] {
   const findings = [
     ...checkSchemas(input),
+    ...checkUnknownFields(input),
     ...checkRank(input),
     ...checkAmbiguity(input),
     ...checkSkills(input),

@@ -14,6 +14,7 @@ import type { ShowOptions } from './commands/show.js';
 import type { ReplayOptions } from './commands/replay.js';
 import type { CostOptions } from './commands/cost.js';
 import type { ProfileNewOptions } from './commands/profile.js';
+import type { StatusOptions } from './commands/status.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -161,8 +162,10 @@ export function buildProgram(): Command {
     .action(runAction<WatchOptions>(async (o, env) => (await import('./commands/watch.js')).watchCommand(o, env)));
 
   withGlobalOptions(program.command('status'))
-    .description('the board at a glance: counts, waiting cards and why, blocked, in progress, false closes, last round')
-    .action(runAction(async (o, env) => (await import('./commands/status.js')).statusCommand(o, env)));
+    .description('the board at a glance: counts, waiting cards and why, blocked, in progress, left-out profiles, workers that could not start, unreadable and non-card files, false closes, last round')
+    .option('--board', 'the kanban view: scheduled, pending, in-progress and done as columns (urgent marked, next due time of each template)')
+    .option('--width <columns>', 'width of the --board view (default: the terminal\'s)')
+    .action(runAction<StatusOptions>(async (o, env) => (await import('./commands/status.js')).statusCommand(o, env)));
 
   withGlobalOptions(program.command('lint'))
     .description("design-time checks: schemas, rank, the standard's ambiguity check, skills, credential guards, models; exit 1 on any finding")

@@ -71,6 +71,21 @@ export function zodProblems(file: string, error: Pick<ZodError, 'issues'>, conte
       });
     }
     const field = issue.path.map(String).join('.');
-    return [{ file, ...(field !== '' ? { field, ...lineOf(field) } : {}), reason: issueSentence(kind, issue) }];
+    let reason = issueSentence(kind, issue);
+    // A required field next to a near miss of it (`handle:` for `handles:`) is one typo: say so.
+    const typo = kind && context.text !== undefined && / is required/.test(reason) ? typoOf(context.text, field, kind) : undefined;
+    if (typo) reason += ` (\`${typo.key}\` on line ${typo.line} looks like a typo of it)`;
+    return [{ file, ...(field !== '' ? { field, ...lineOf(field) } : {}), reason }];
   });
+}
+
+/** A top-level key of `text` that is not a known field but is closest to `field`, with its line. */
+function typoOf(text: string, field: string, kind: DocKind): { key: string; line: number } | undefined {
+  const known = knownFields(kind);
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i += 1) {
+    const key = /^([A-Za-z_][\w-]*)[ \t]*:/.exec(lines[i]!)?.[1];
+    if (key !== undefined && key !== field && !known.includes(key) && closestField(key, known) === field) return { key, line: i + 1 };
+  }
+  return undefined;
 }

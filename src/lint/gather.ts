@@ -8,6 +8,8 @@ import { isCardFileName, VaultLayout } from '../vault/layout.js';
 import { mapLimit } from '../vault/read-card.js';
 import { isRecord, type CardDoc, type HarnessDoc, type LintInput, type ProfileDoc, type ReadDoc } from './types.js';
 import { isReachable } from '../vault/exists.js';
+import { programProblem, type ProgramPlace } from '../config/program.js';
+import { harnessSchema } from '../schema/harness.js';
 
 export interface LintLocation {
   readonly config?: string | undefined;
@@ -36,7 +38,7 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   const [profiles, cards, harnesses, models] = await Promise.all([
     readProfiles(layout),
     readCards(layout),
-    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined),
+    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, { harnessesDir, vault: layout.root, boardPath: where.env.PATH ?? '/usr/bin:/bin' }),
     readYaml(path.resolve(base, config.models)),
   ]);
   return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness };
@@ -117,8 +119,14 @@ async function readCards(layout: VaultLayout): Promise<CardDoc[]> {
   return lists.flat();
 }
 
-async function readHarnesses(harnessesDir: string, adaptersFile: string | undefined): Promise<HarnessDoc[]> {
+async function readHarnesses(harnessesDir: string, adaptersFile: string | undefined, place: ProgramPlace): Promise<HarnessDoc[]> {
   const docs: HarnessDoc[] = [];
+  // The fact the program check judges: only for a harness that passes its schema.
+  const program = (data: unknown): { programProblem?: string } => {
+    const parsed = harnessSchema.safeParse(data);
+    const problem = parsed.success ? programProblem(parsed.data, place) : undefined;
+    return problem !== undefined ? { programProblem: problem } : {};
+  };
   const guard = async (data: unknown): Promise<boolean | undefined> => {
     if (!isRecord(data) || typeof data.credential_guard !== 'string' || data.credential_guard.trim() === '') return undefined;
     return isReachable(path.resolve(harnessesDir, data.credential_guard));
@@ -127,7 +135,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
     if (!e.isFile() || !/\.ya?ml$/.test(e.name)) continue;
     const doc = await readYaml(path.join(harnessesDir, e.name));
     const guardExists = await guard(doc.data);
-    docs.push({ ...doc, name: e.name.replace(/\.ya?ml$/, ''), ...(guardExists !== undefined ? { guardExists } : {}) });
+    docs.push({ ...doc, name: e.name.replace(/\.ya?ml$/, ''), ...(guardExists !== undefined ? { guardExists } : {}), ...program(doc.data) });
   }
   if (adaptersFile) {
     const doc = await readYaml(adaptersFile);
@@ -137,7 +145,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
       for (const [name, data] of Object.entries(doc.data)) {
         if (docs.some((d) => d.name === name)) continue; // a harness file wins, as in the round
         const guardExists = await guard(data);
-        docs.push({ file: adaptersFile, name, data, ...(guardExists !== undefined ? { guardExists } : {}) });
+        docs.push({ file: adaptersFile, name, data, ...(guardExists !== undefined ? { guardExists } : {}), ...program(data) });
       }
     }
   }

@@ -2,6 +2,7 @@ import { checkAmbiguity } from './ambiguity.js';
 import { checkUnknownFields } from './fields.js';
 import { checkHarnessGuards } from './harness-guard.js';
 import { checkModels } from './models.js';
+import { checkPrograms } from './program.js';
 import { checkRank } from './rank.js';
 import { checkSchemas } from './schema.js';
 import { checkSkills } from './skills.js';
@@ -18,6 +19,7 @@ export function lint(input: LintInput): Finding[] {
     ...checkAmbiguity(input),
     ...checkSkills(input),
     ...checkHarnessGuards(input),
+    ...checkPrograms(input),
     ...checkModels(input),
   ];
   const key = (f: Finding) => `${f.file}\u0000${f.field ?? ''}\u0000${f.check}\u0000${f.reason}`;

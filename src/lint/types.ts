@@ -37,6 +37,8 @@ export interface HarnessDoc extends ReadDoc {
   readonly name: string;
   /** Whether the declared `credential_guard` file exists (undefined when none is declared). */
   readonly guardExists?: boolean;
+  /** Why its program cannot be started (not on its PATH, not executable); undefined when it can or the file is invalid. */
+  readonly programProblem?: string;
 }
 
 /** Everything lint looks at, gathered once by the shell; every check is a pure function of it. */

@@ -8,7 +8,7 @@ import type { BoardStatus } from './board-status.js';
 /** One card as a kanban cell: its name and a one-character mark. */
 export interface Cell {
   readonly text: string;
-  /** `!` urgent, `→` ready, `…` waiting, `⊘` blocked, `×` unreadable, `▶` worker alive, ` ` otherwise. */
+  /** `⏱` a template's next due time, `!` urgent, `→` ready, `…` waiting, `⊘` blocked, `×` unreadable, `▶` worker alive, ` ` otherwise. */
   readonly mark: string;
 }
 
@@ -48,7 +48,8 @@ export async function kanbanColumns(layout: VaultLayout, s: BoardStatus): Promis
   const inProgress = s.inProgress.map((p) => ({ text: `${p.card}${p.agent ? ` (${p.agent})` : ''}`, mark: p.worker === 'alive' ? '▶' : ' ' }));
   // Newest first: card names start with their date.
   const done = (await names(layout.done)).reverse().map((n) => ({ text: n, mark: ' ' }));
-  const scheduled = s.templates.map((t) => ({ text: `${t.template.replace(/\.md$/, '')} ${t.problem ? '(unreadable)' : t.paused ? '(paused)' : `next ${t.next}`}`, mark: ' ' }));
+  // The due time first (MM-DD HH:MM, local): a narrow column cuts the name, never the time.
+  const scheduled = s.templates.map((t) => ({ text: `${t.problem ? 'unreadable' : t.paused ? 'paused' : t.next!.slice(5)} ${t.template.replace(/\.md$/, '')}`, mark: t.paused || t.problem ? ' ' : '⏱' }));
   return { scheduled, pending, inProgress, done };
 }
 
@@ -83,6 +84,16 @@ export function kanbanText(c: Columns, width: number): string {
     columns.map(() => '─'.repeat(col)).join('─┼─'),
   ];
   for (let i = 0; i < height; i += 1) lines.push(bodies.map((b) => b[i] ?? ' '.repeat(col)).join(gap));
-  lines.push('', '! urgent  → ready  … waiting  ⊘ blocked  × unreadable  ▶ worker alive');
+  // The legend, wrapped to the width like the rest.
+  lines.push('');
+  let legend = '';
+  for (const item of ['⏱ next due (local)', '! urgent', '→ ready', '… waiting', '⊘ blocked', '× unreadable', '▶ worker alive']) {
+    if (legend !== '' && legend.length + 2 + item.length > Math.max(width, 20)) {
+      lines.push(legend);
+      legend = '';
+    }
+    legend = legend === '' ? item : `${legend}  ${item}`;
+  }
+  lines.push(legend);
   return `${lines.map((l) => l.trimEnd()).join('\n')}\n`;
 }

@@ -15,6 +15,7 @@ import type { ReplayOptions } from './commands/replay.js';
 import type { CostOptions } from './commands/cost.js';
 import type { ProfileNewOptions } from './commands/profile.js';
 import type { StatusOptions } from './commands/status.js';
+import type { TraceOptions } from './commands/trace.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -154,7 +155,7 @@ export function buildProgram(): Command {
 
   // Always on (issue #5): the daemon, the board at a glance, the design-time checks, the OS timer.
   withGlobalOptions(program.command('watch'))
-    .description('run a round whenever pending/, done/ or AGENTS/ change, and on a heartbeat, under the round lock; SIGTERM/SIGINT finish the round and exit')
+    .description('run a round whenever pending/, done/ or AGENTS/ change, and on a heartbeat, under the round lock; one line per round and per card it moved (--json: one JSON object per line, not one document); SIGTERM/SIGINT finish the round and exit')
     .option('--interval <duration>', 'heartbeat: a round at least this often, changes or not', '5m')
     .option('--debounce <duration>', 'quiet time after the last change before a round', '500ms')
     .option('--poll', 'poll instead of native events (network filesystems)')
@@ -187,7 +188,8 @@ export function buildProgram(): Command {
     .action(runAction<LogOptions>(async (o, env) => (await import('./commands/log.js')).logCommand(o, env)));
   withGlobalOptions(program.command('trace').argument('<card>'))
     .description("the card's causal chain, from the first input to the last delivery, as a tree")
-    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/trace.js')).traceCommand(ref, o, env))(options));
+    .option('--mermaid', 'as a Mermaid flowchart (one lane per card), to paste in a ```mermaid block: GitHub and Obsidian draw it')
+    .action((ref: string, options: TraceOptions) => runAction(async (o: TraceOptions, env) => (await import('./commands/trace.js')).traceCommand(ref, o, env))(options));
   withGlobalOptions(program.command('runs'))
     .description('every recorded dispatch and replay: profile, harness/model, start, outcome, cost')
     .option('--card <card>', 'only runs of this card')

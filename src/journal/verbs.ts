@@ -37,6 +37,8 @@ export interface VerbOutcome {
   /** The card's absolute path afterwards. */
   readonly file?: string;
   readonly message: string;
+  /** What the verb was given that the card's chain should keep: a failure's `reason`, a note's `text`. */
+  readonly data?: Readonly<Record<string, string>>;
 }
 
 export interface VerbJournalOptions {
@@ -103,6 +105,7 @@ export async function journalVerb(outcome: VerbOutcome, options: VerbJournalOpti
       cause,
       run: options.env.BOARD_RUN || undefined,
       detail: outcome.message,
+      ...(outcome.data ? { data: outcome.data } : {}),
       at: options.at,
     });
   } catch {

@@ -235,7 +235,8 @@ export function statusText(s: BoardStatus): string {
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(
     'waiting',
-    s.waiting.map((w) => `${w.card} — ${KIND_LABEL[w.kind]}${w.profiles ? ` between ${w.profiles.join(' and ')}` : ''}: ${w.reason}`),
+    // The label says the kind once: a reason that starts with it ("ambiguous: …") does not say it again.
+    s.waiting.map((w) => `${w.card} — ${KIND_LABEL[w.kind]}${w.profiles ? ` between ${w.profiles.join(' and ')}` : ''}: ${w.reason.replace(new RegExp(`^${w.kind}: `), '')}`),
   );
   section('blocked', s.blocked.map((b) => `${b.card}${b.state === 'in-progress' ? ' (in-progress)' : ''} — ${b.pending ? 'blocked at the next round: ' : ''}${b.reason}${b.since ? ` (since ${b.since})` : ''}`));
   section(

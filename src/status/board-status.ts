@@ -12,7 +12,7 @@ import { readRunRecord, runFactOf } from '../vault/runs.js';
 import type { LastRound } from '../round/last-round.js';
 import type { FileProblem } from '../core/types.js';
 import { formatProblem } from '../errors.js';
-import { leftOutNote, notCards, startFailures, templateDues, unmatchedByLeftOut, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
+import { debris, leftOutNote, notCards, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
 
 /** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
 export interface BoardStatus {
@@ -37,6 +37,8 @@ export interface BoardStatus {
   /** Workers that could not start (their run records' `startError`), for cards not closed yet. */
   readonly couldNotStart: readonly StartFailure[];
   readonly templates: readonly TemplateDue[];
+  /** Temp files of interrupted writes and retired round locks, which the rounds clean up. */
+  readonly debris: readonly Debris[];
   readonly lastRound: LastRound | null;
 }
 
@@ -157,10 +159,12 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     }
   });
   falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
-  const [declared, couldNotStart, templates] = await Promise.all([
+  const [declared, couldNotStart, templates, left] = await Promise.all([
     notCards(layout),
     startFailures(layout, [...pendingNames, ...inProgressNames]),
     templateDues(layout, now),
+    // Files age on the real clock, whatever --now says.
+    debris(layout, Date.now()),
   ]);
   const pendingUnreadable = plan.invalid.filter((p) => pendingNames.includes(p.file)).length;
 
@@ -190,6 +194,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     notCards: declared,
     couldNotStart,
     templates,
+    debris: left,
     lastRound: lastRound ?? null,
   };
 }
@@ -248,6 +253,7 @@ export function statusText(s: BoardStatus): string {
   section('unreadable cards (never rewritten)', s.unreadable.map(formatProblem));
   section('not cards (in pending/, left alone)', s.notCards.map((n) => `${n.file} — ${n.reason}`));
   section('warnings', s.warnings.map(formatProblem));
+  section('debris (the rounds clean it up)', s.debris.map((d) => `${d.file} — ${d.reason}`));
   return `${lines.join('\n')}\n`;
 }
 

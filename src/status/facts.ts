@@ -9,6 +9,7 @@ import { scheduledTemplateSchema } from '../schema/card.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import { runsDir } from '../vault/runs.js';
+import { isBoardTempName } from '../vault/atomic-write.js';
 
 const READ_CONCURRENCY = 64;
 
@@ -140,4 +141,41 @@ export async function unmatchedByLeftOut(layout: VaultLayout, plan: Plan): Promi
 export function leftOutNote(files: readonly string[], problems: readonly FileProblem[]): string {
   const why = problems.filter((p) => files.includes(p.file)).map((p) => p.reason);
   return `its profile ${files.join(', ')} is left out (${[...new Set(why)].join('; ')}): fix ${files.length === 1 ? 'it' : 'them'}, not a new agent`;
+}
+
+/** What a crash or a takeover left on the board: shown, removed by the rounds themselves. */
+export interface Debris {
+  readonly file: string;
+  readonly reason: string;
+}
+
+/**
+ * Temp files of interrupted writes (`.<name>.<pid>.<hex>.tmp`, which a round sweeps once an hour
+ * old) and retired round locks (`.board.lock.<token>.retired`, pruned after an hour), with ages.
+ */
+export async function debris(layout: VaultLayout, nowMs: number): Promise<Debris[]> {
+  const out: Debris[] = [];
+  const folders: [string, string][] = [
+    ['', layout.kanban],
+    ['scheduled/', layout.scheduled],
+    ['pending/', layout.pending],
+    ['in-progress/', layout.inProgress],
+    ['done/', layout.done],
+    ['.runs/', runsDir(layout.kanban)],
+  ];
+  for (const [shown, dir] of folders) {
+    for (const e of await list(dir)) {
+      const temp = isBoardTempName(e.name);
+      const retired = shown === '' && /^\.board\.lock\..+\.retired$/.test(e.name);
+      if (!temp && !retired) continue;
+      const age = await fs.lstat(path.join(dir, e.name)).then((st) => Math.max(0, nowMs - st.mtimeMs), () => undefined);
+      if (age === undefined) continue;
+      const minutes = Math.round(age / 60_000);
+      out.push({
+        file: `${shown}${e.name}`,
+        reason: temp ? `the temp file of an interrupted write, ${minutes} min old (a round removes it past 60 min)` : `a round lock taken over from a dead holder, ${minutes} min old (pruned past 60 min)`,
+      });
+    }
+  }
+  return out;
 }

@@ -38,6 +38,9 @@ function troubledBoard(): string {
     'KANBAN/pending/cannot-start.md': card(`function: write\nrequest: a blog post about harnesses\n${base}`),
     'KANBAN/scheduled/weekly.md': card('function: write\nrequest: the weekly blog post\norigin: scheduler\ntrigger:\n  every: week\n  day: friday\n  time: "09:00"'),
   });
+  // Debris: the temp file of an interrupted write and a retired lock.
+  fs.writeFileSync(path.join(root, 'vault/KANBAN/pending/.post.md.4242.0a1b2c3d.tmp'), 'half a card');
+  fs.mkdirSync(path.join(root, 'vault/KANBAN/.board.lock.0123456789abcdef.retired'));
   // A worker that could not start: the run record the supervisor writes for a spawn that failed.
   const runs = path.join(root, 'vault/KANBAN/.runs');
   fs.mkdirSync(runs, { recursive: true });
@@ -73,6 +76,10 @@ describe('board status tells the truth', () => {
       { file: 'typo.md', field: 'priorty', line: 4, reason: '`priorty` is not a card field: did you mean `priority`?' },
     ]);
     expect(s.couldNotStart).toEqual([{ card: 'cannot-start.md', runId: runIdFor('cannot-start.md', '2026-12-02T09:00:00.000Z', 0), code: 'ENOENT', message: 'spawn my-agent-cli ENOENT', at: '2026-12-02T09:00:01.000Z' }]);
+    expect(s.debris).toEqual([
+      { file: '.board.lock.0123456789abcdef.retired', reason: expect.stringMatching(/^a round lock taken over from a dead holder, 0 min old/) },
+      { file: 'pending/.post.md.4242.0a1b2c3d.tmp', reason: expect.stringMatching(/^the temp file of an interrupted write, 0 min old/) },
+    ]);
     expect(s.templates).toEqual([{ template: 'weekly.md', next: expect.stringMatching(/^2026-12-04 09:00$/) }]);
   });
 

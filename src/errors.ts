@@ -43,9 +43,13 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
  * is not prefixed with the field a second time.
  */
 export function formatProblem(p: FileProblem): string {
-  const where = `${p.file}${p.line !== undefined ? ` (line ${p.line})` : ''}`;
-  const named = p.field !== undefined && p.reason.includes(`\`${p.field}\``);
-  return `${where}${p.field && !named ? `: ${p.field}` : ''}: ${p.reason}`;
+  // A YAML error's place may come as the field "line N" (the census's form): shown as a line.
+  const fieldLine = p.field !== undefined ? /^line (\d+)$/.exec(p.field) : null;
+  const line = p.line ?? (fieldLine ? Number(fieldLine[1]) : undefined);
+  const field = fieldLine ? undefined : p.field;
+  const where = `${p.file}${line !== undefined ? ` (line ${line})` : ''}`;
+  const named = field !== undefined && p.reason.includes(`\`${field}\``);
+  return `${where}${field && !named ? `: ${field}` : ''}: ${p.reason}`;
 }
 
 export interface ZodProblemContext {

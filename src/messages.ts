@@ -90,12 +90,13 @@ const HELP: Record<DocKind, Record<string, string>> = {
   template: CARD,
   config: CONFIG,
   harness: HARNESS,
-  models: {},
+  // Any cell of the models table: harness → capacity (→ modality) → model.
+  models: { '*': 'a model name, e.g. `standard: claude-sonnet-4-5`' },
 };
 
 /** Every field the standard (or the board's config) knows, per kind: what an unknown field is checked against. */
 export function knownFields(kind: DocKind): readonly string[] {
-  return Object.keys(HELP[kind]).filter((k) => !k.includes('.'));
+  return Object.keys(HELP[kind]).filter((k) => !k.includes('.') && k !== '*');
 }
 
 const KIND_NAME: Record<DocKind, string> = {
@@ -118,7 +119,7 @@ export function fieldHelp(kind: DocKind | undefined, field: string): string | un
     parent = parent.slice(0, parent.lastIndexOf('.'));
     if (table[parent]) return table[parent];
   }
-  return undefined;
+  return table['*'];
 }
 
 /** The kind of a file the board reads, from its name, when the caller does not say. */

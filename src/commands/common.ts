@@ -56,6 +56,6 @@ export interface Prepared {
 export async function prepare(options: GlobalOptions, env: CommandEnv): Promise<Prepared> {
   const now = resolveNow(options.now, env.clock);
   const board = await loadBoard({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
-  for (const problem of board.harnessProblems) env.logger.warn({ file: problem.file, field: problem.field, reason: problem.reason }, 'harness left out');
+  for (const problem of board.harnessProblems) env.logger.warn({ file: problem.file, line: problem.line, field: problem.field, reason: problem.reason }, 'harness left out');
   return { board, layout: new VaultLayout(board.config.vault), now };
 }

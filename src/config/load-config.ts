@@ -74,7 +74,9 @@ async function readYamlText(file: string, what: string): Promise<{ data: unknown
   } catch (error) {
     // loadYaml counts the front matter's opening fence as line 1: a plain YAML file is one less.
     const line = error instanceof FrontMatterError && error.line !== undefined ? { line: error.line - 1 } : {};
-    throw new ConfigError([{ file, ...line, reason: (error as Error).message }]);
+    // loadYaml words its shape error for a card's front matter; this is a YAML file of its own.
+    const message = (error as Error).message.replace(/^front matter must be a map of fields, not a list or a scalar$/, `a ${what} is a map of \`key: value\` lines, not a list or a single value`);
+    throw new ConfigError([{ file, ...line, reason: message }]);
   }
 }
 
@@ -102,7 +104,8 @@ export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
 
   const { harnesses, problems } = await loadHarnesses(config);
   if (!harnesses.has(config.default_harness) && !problems.some((p) => p.file.endsWith(`${config.default_harness}.yml`))) {
-    throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `no harness named "${config.default_harness}" in ${config.harnessesDir}` }]);
+    const installed = [...harnesses.keys()].sort();
+    throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `\`default_harness\` names "${config.default_harness}", but ${config.harnessesDir} has no ${config.default_harness}.yml (${installed.length > 0 ? `installed: ${installed.join(', ')}` : 'no harness is installed'})` }]);
   }
   const modelsRaw = await readYamlText(config.modelsFile, 'models table');
   const models = modelsSchema.safeParse(modelsRaw.data);
@@ -119,7 +122,8 @@ async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<stri
     names = (await fs.readdir(config.harnessesDir)).filter((n) => /\.ya?ml$/.test(n)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !config.adaptersFile) {
-      throw new ConfigError([{ file: config.harnessesDir, reason: `cannot read the harnesses folder: ${(error as Error).message}` }]);
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError([{ file: config.harnessesDir, reason: code === 'ENOENT' ? 'the harnesses folder does not exist (is `harnesses` in the config right?)' : `cannot read the harnesses folder: ${code ?? (error as Error).message}` }]);
     }
   }
   for (const name of names) {
@@ -167,7 +171,8 @@ async function readPrivateEnv(file: string): Promise<Map<string, string>> {
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([{ file, field: 'private_env', reason: `cannot read the private env file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError([{ file, field: 'private_env', reason: code === 'ENOENT' ? 'the private env file named by `private_env` does not exist' : `cannot read the private env file: ${code ?? (error as Error).message}` }]);
   }
   return parsePrivateEnv(text, file);
 }

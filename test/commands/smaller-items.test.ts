@@ -7,7 +7,7 @@ import type { Plan } from '../../src/core/types.js';
 import type { JournalEvent } from '../../src/journal/event.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { traceMermaid } from '../../src/journal/mermaid.js';
-import { silentLogger } from '../../src/log.js';
+import { chooseLogFormat, silentLogger } from '../../src/log.js';
 import { sumCosts } from '../../src/provenance/cost.js';
 import type { RunManifest } from '../../src/provenance/manifest.js';
 import { statusText, type BoardStatus } from '../../src/status/board-status.js';
@@ -25,6 +25,14 @@ function envFor(root: string) {
 const emptyPlan: Plan = { now: NOW, scheduled: [], dispatch: [], waiting: [], blocked: [], zombies: [], invalid: [], profiles: [], profileProblems: [], templateProblems: [] };
 
 describe('the smaller items of issue 15', () => {
+  it('logs: readable on a terminal, JSON otherwise, unless --log-format says', () => {
+    expect(chooseLogFormat(undefined, true)).toBe('pretty');
+    expect(chooseLogFormat('auto', true)).toBe('pretty');
+    expect(chooseLogFormat(undefined, false)).toBe('json');
+    expect(chooseLogFormat('json', true)).toBe('json');
+    expect(chooseLogFormat('pretty', false)).toBe('pretty');
+  });
+
   it('tick says what it blocked; dry-run what it will block', () => {
     const plan: Plan = { ...emptyPlan, blocked: [{ card: 'x.md', reason: 'foreign origin "web" (not in trusted_origins)', new: true }] };
     expect(planText(plan, 'tick', true)).toContain('x.md — blocked now: foreign origin');

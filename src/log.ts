@@ -20,7 +20,7 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger> {
   if (options.format === 'pretty') {
     // Loaded only for a terminal: pipes and timers never pay for it.
     const { default: pretty } = await import('pino-pretty');
-    return pino({ level, base: { name: 'board' } }, pretty({ destination: 2, sync: true, ignore: 'pid,hostname,name', translateTime: 'SYS:HH:MM:ss' }));
+    return pino({ level, base: { name: 'board' } }, pretty({ destination: 2, sync: true, singleLine: true, ignore: 'pid,hostname,name', translateTime: 'SYS:HH:MM:ss' }));
   }
   return pino({ level, base: { name: 'board' } }, pino.destination({ fd: 2, sync: true }));
 }

@@ -200,3 +200,45 @@ describe('verbs killed in the middle of a change', () => {
     expect(cardsByState(board.vault)['in-progress']).toEqual([]);
   }, 30_000);
 });
+
+describe('random kill -9 of verbs', () => {
+  it('closes and fails killed at random moments: every card whole, in one folder, its failure counted at most once, and the next ticks settle it', async () => {
+    const COUNT = 12;
+    const files: Record<string, string> = { 'notes/out.md': 'out\n' };
+    const names = Array.from({ length: COUNT }, (_, i) => `v-${i}.md`);
+    for (const n of names) files[`KANBAN/in-progress/${n}`] = CLAIMED;
+    const board = recordingBoard(0, { max_attempts: '5', max_dispatches_per_round: '0' }, files);
+    let seed = 777;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const { startCli } = await import('./harness.js');
+    const verbs = names.map((n, i) => {
+      const args = i % 2 === 0 ? ['card', 'close', n, '--path', 'notes/out.md'] : ['card', 'fail', n, 'it broke'];
+      return startCli(board.root, args, { BOARD_CARD: path.join(board.vault, 'KANBAN/in-progress', n), BOARD_CLAIM: '2026-11-01T08:30:00.000Z' });
+    });
+    // Kill each at a random moment of its life: before start-up ends, mid-change, or after it finished.
+    await Promise.all(
+      verbs.map(async (v) => {
+        await sleep(Math.floor(random() * 700));
+        v.child.kill('SIGKILL');
+        await v.exited;
+      }),
+    );
+    expect(invariantProblems(board.vault, names)).toEqual([]);
+    // The next ticks finish interrupted closes and return torn claims (their holders' locks are dead).
+    for (let k = 0; k < 3; k += 1) await runCli(board.root, ['tick']);
+    expect(invariantProblems(board.vault, names)).toEqual([]);
+    for (const n of names) {
+      const by = cardsByState(board.vault);
+      const folder = (['pending', 'in-progress', 'done'] as const).find((s) => by[s].includes(n))!;
+      const data = parseFrontMatter(fs.readFileSync(path.join(board.vault, 'KANBAN', folder, n), 'utf8')).data;
+      expect([1, 2], `${n} attempts`).toContain(data.attempts);
+      if (folder === 'done') expect(data).toMatchObject({ paths: ['notes/out.md'], attempts: 1 });
+      if (folder === 'pending') {
+        expect(data.closed, `${n} back in pending/ carrying closed`).toBeUndefined();
+        expect(data.claimed).toBeUndefined();
+      }
+      // A claim still in in-progress/ is one no verb finished: unchanged.
+      if (folder === 'in-progress') expect(data).toMatchObject({ attempts: 1, claimed: '2026-11-01T08:30:00.000Z' });
+    }
+  }, 60_000);
+});

@@ -140,7 +140,8 @@ export async function unmatchedByLeftOut(layout: VaultLayout, plan: Plan): Promi
 /** The sentence for an unmatched card whose profile was left out. */
 export function leftOutNote(files: readonly string[], problems: readonly FileProblem[]): string {
   const why = problems.filter((p) => files.includes(p.file)).map((p) => p.reason);
-  return `its profile ${files.join(', ')} is left out (${[...new Set(why)].join('; ')}): fix ${files.length === 1 ? 'it' : 'them'}, not a new agent`;
+  const one = files.length === 1;
+  return `its profile${one ? '' : 's'} ${files.join(', ')} ${one ? 'is' : 'are'} left out (${[...new Set(why)].join('; ')}): fix ${one ? 'it' : 'them'}, not a new agent`;
 }
 
 /** What a crash or a takeover left on the board: shown, removed by the rounds themselves. */

@@ -63,7 +63,7 @@ describe('board status tells the truth', () => {
     ]);
     const waiting = Object.fromEntries(s.waiting.map((w: { card: string; reason: string }) => [w.card, w.reason]));
     expect(waiting['basque.md']).toContain('its profile AGENTS/translator/PROFILE.md is left out (`handles` is required');
-    expect(waiting['review.md']).toContain('its profile AGENTS/twin-a/PROFILE.md, AGENTS/twin-b/PROFILE.md is left out');
+    expect(waiting['review.md']).toContain('its profiles AGENTS/twin-a/PROFILE.md, AGENTS/twin-b/PROFILE.md are left out');
     // Only the card no profile could take is "the next agent to write".
     expect(s.unmatched).toEqual(['poetry.md']);
     expect(s.unreadable).toEqual([expect.objectContaining({ file: 'broken.md', reason: expect.stringContaining('invalid YAML') })]);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
+import { knownFields } from '../../src/messages.js';
 
 /**
  * The README's quick start, run line by line as written (from an empty folder to a card in
@@ -64,6 +65,25 @@ describe('README quick start', () => {
     expect(lastDryRun!.stdout).toMatch(/\S+-summarize-the-meeting-notes-of-monday\.md → meeting-summarizer/);
     expect(outputs.find((o) => o.line.startsWith('board status'))!.stdout).toMatch(/done 1/);
   }, 90_000);
+
+  it('writes a profile, a card and a scheduled template that show every field of the standard, commented, and that lint clean', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-init-fields-'));
+    try {
+      const made = spawnSync(process.execPath, [CLI, 'init', '--json'], { cwd: dir, encoding: 'utf8' });
+      expect(made.status).toBe(0);
+      const files = (JSON.parse(made.stdout) as { files: string[] }).files;
+      const read = (prefix: string) => fs.readFileSync(path.join(dir, files.find((f) => f.startsWith(prefix))!), 'utf8');
+      const mentions = (text: string, field: string) => new RegExp(`^#?\\s*${field}:|[ ,]${field}[,:]`, 'm').test(text);
+      for (const field of knownFields('profile')) expect(mentions(read('vault/AGENTS/note-writer/PROFILE.md'), field), `profile field ${field}`).toBe(true);
+      for (const field of knownFields('card').filter((f) => f !== 'trigger')) expect(mentions(read('vault/KANBAN/pending/'), field), `card field ${field}`).toBe(true);
+      expect(read('vault/KANBAN/scheduled/')).toMatch(/^trigger:\n {2}every: week +# day \| week \| month$/m);
+      for (const file of ['board.yml', 'harnesses/example.yml', 'vault/AGENTS/note-writer/PROFILE.md']) expect(read(file).split('\n').filter((l) => l.includes('#')).length, file).toBeGreaterThan(5);
+      const lint = spawnSync(process.execPath, [CLI, 'lint'], { cwd: dir, encoding: 'utf8' });
+      expect(lint.stdout).toMatch(/^lint: clean/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('refuses to init over an existing board, writing nothing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-init-twice-'));

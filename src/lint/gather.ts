@@ -27,7 +27,10 @@ const CONCURRENCY = 64;
 export async function gatherLintInput(where: LintLocation): Promise<LintInput & { vault: string }> {
   const configFile = findConfigFile(where);
   const raw = await readYaml(configFile);
-  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, ...(raw.errorLine !== undefined ? { line: raw.errorLine } : {}), reason: raw.error }]);
+  if (raw.error === 'not found' && !(where.config || where.env.BOARD_CONFIG)) {
+    throw new ConfigError([{ file: configFile, reason: `no board.yml in ${where.cwd} or any folder above it: run \`board init\` to make a board, or pass --config FILE` }]);
+  }
+  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, ...(raw.errorLine !== undefined ? { line: raw.errorLine } : {}), reason: raw.error === 'not found' ? 'config file not found' : raw.error }]);
   const parsed = configSchema.safeParse(where.vault ? { ...(isRecord(raw.data) ? raw.data : {}), vault: where.vault } : raw.data);
   if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error, { kind: 'config', ...(raw.text !== undefined ? { text: raw.text } : {}) }));
   const base = path.dirname(configFile);

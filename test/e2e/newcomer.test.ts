@@ -37,6 +37,7 @@ describe('a newcomer', () => {
     const missing = board(nowhere, ['status']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`no board.yml in ${nowhere} or any folder above it: run \`board init\``);
+    expect(board(nowhere, ['lint']).stderr).toContain(`no board.yml in ${nowhere} or any folder above it`);
   });
 
   it('card show --json gives a worker the fields and the Record, BOM and CRLF and all', () => {

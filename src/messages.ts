@@ -1,4 +1,8 @@
 import type { z } from 'zod';
+import { cardSchema, scheduledTemplateSchema } from './schema/card.js';
+import { configSchema } from './schema/config.js';
+import { harnessSchema } from './schema/harness.js';
+import { profileSchema } from './schema/profile.js';
 
 /**
  * The one table that turns validation failures into sentences a person can act on: what each
@@ -47,6 +51,10 @@ const CARD: Record<string, string> = {
   model: 'the model that did the work (written by the board)',
   closed: 'when the card was closed (written by `board card close`)',
   blocked: '"<date> <reason>", or empty when not blocked',
+};
+
+const TEMPLATE: Record<string, string> = {
+  ...CARD,
   trigger: 'a map like `trigger: { every: week, day: monday, time: "09:00" }`',
   'trigger.every': 'day, week or month',
   'trigger.day': 'a weekday for `every: week`, a day of the month (1–31) for `every: month`',
@@ -87,15 +95,30 @@ const HARNESS: Record<string, string> = {
 const HELP: Record<DocKind, Record<string, string>> = {
   profile: PROFILE,
   card: CARD,
-  template: CARD,
+  template: TEMPLATE,
   config: CONFIG,
   harness: HARNESS,
   // Any cell of the models table: harness → capacity (→ modality) → model.
   models: { '*': 'a model name, e.g. `standard: claude-sonnet-4-5`' },
 };
 
+/** The schemas' own top-level keys: the single source of what a kind of file may hold. */
+const SHAPES: Record<DocKind, readonly string[]> = {
+  profile: Object.keys(profileSchema.shape),
+  card: Object.keys(cardSchema.shape),
+  template: Object.keys(scheduledTemplateSchema.shape),
+  config: Object.keys(configSchema.shape),
+  harness: Object.keys(harnessSchema.shape),
+  models: [],
+};
+
 /** Every field the standard (or the board's config) knows, per kind: what an unknown field is checked against. */
 export function knownFields(kind: DocKind): readonly string[] {
+  return SHAPES[kind];
+}
+
+/** The fields of a kind that the table words (test/lint/messages.test.ts checks it covers the schema). */
+export function helpedFields(kind: DocKind): readonly string[] {
   return Object.keys(HELP[kind]).filter((k) => !k.includes('.') && k !== '*');
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { formatProblem, zodProblems } from '../../src/errors.js';
-import type { DocKind } from '../../src/messages.js';
+import { helpedFields, knownFields, type DocKind } from '../../src/messages.js';
 import { cardSchema, scheduledTemplateSchema } from '../../src/schema/card.js';
 import { configSchema } from '../../src/schema/config.js';
 import { harnessSchema } from '../../src/schema/harness.js';
@@ -95,6 +95,10 @@ describe('validation sentences (one table, src/messages.ts)', () => {
     expect(parsed.success).toBe(false);
     const problems = zodProblems('F', parsed.error!, { kind: kind as DocKind });
     expect(problems.map(formatProblem).join(' | ').replace(/^F: /, '').replaceAll(' | F: ', ' | ')).toBe(sentence);
+  });
+
+  it.each(['profile', 'card', 'template', 'config', 'harness'] as const)('words every %s field the schema has (a new field gets its sentence here)', (kind) => {
+    expect([...helpedFields(kind)].sort()).toEqual([...knownFields(kind)].sort());
   });
 
   it('names the line of the field when the text is given', () => {

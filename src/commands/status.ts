@@ -4,6 +4,7 @@ import { boardStatus, statusText } from '../status/board-status.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { kanbanColumns, kanbanText } from '../status/kanban.js';
 import { UsageError } from '../errors.js';
+import { unstartableHarnesses } from '../config/program.js';
 
 /** `board status`: the board at a glance. Reads only; plans exactly as `tick` would. */
 export interface StatusOptions extends GlobalOptions {
@@ -16,7 +17,10 @@ export interface StatusOptions extends GlobalOptions {
 export async function statusCommand(options: StatusOptions, env: CommandEnv): Promise<number> {
   const { board, layout, now } = await prepare(options, env);
   const plan = await planFromVault({ board, layout, now });
-  const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), { harnessProblems: board.harnessProblems });
+  const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
+    harnessProblems: board.harnessProblems,
+    unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: board.config.harnessesDir, vault: board.config.vault, boardPath: env.env.PATH ?? '/usr/bin:/bin' }),
+  });
   if (options.board) {
     const columns = await kanbanColumns(layout, status);
     const width = options.width !== undefined ? Number(options.width) : (process.stdout.columns ?? 100);

@@ -42,7 +42,7 @@ describe('the smaller items of issue 15', () => {
   it('status says a kind once: "ambiguous between a and b: a, b tie …", not "ambiguous …: ambiguous: …"', () => {
     const s = {
       now: NOW, vault: '/v', counts: { pending: 1, inProgress: 0, done: 0, archive: 0, scheduled: 0, ready: 0, blocked: 0, waiting: 1, unreadable: 0 },
-      ready: [], unmatched: [], blocked: [], inProgress: [], falseCloses: [], unreadable: [], leftOut: [], warnings: [], notCards: [], couldNotStart: [], templates: [], debris: [], lastRound: null,
+      ready: [], unmatched: [], blocked: [], inProgress: [], falseCloses: [], unreadable: [], leftOut: [], warnings: [], notCards: [], cannotStart: [], couldNotStart: [], templates: [], debris: [], lastRound: null,
       waiting: [{ card: 'x.md', kind: 'ambiguous', profiles: ['a', 'b'], reason: 'ambiguous: a, b tie on descriptors of 4 characters (a: "post"; b: "post")' }],
     } satisfies BoardStatus;
     expect(statusText(s)).toContain('x.md — ambiguous between a and b: a, b tie on descriptors of 4 characters');

@@ -75,6 +75,8 @@ describe('board status tells the truth', () => {
       { file: 'AGENTS/writer/PROFILE.md', field: 'refuse', line: 7, reason: '`refuse` is not a profile field: did you mean `refuses`?' },
       { file: 'typo.md', field: 'priorty', line: 4, reason: '`priorty` is not a card field: did you mean `priority`?' },
     ]);
+    // The status env has no PATH: the fake harness names its program by path, so it can start.
+    expect(s.cannotStart).toEqual([]);
     expect(s.couldNotStart).toEqual([{ card: 'cannot-start.md', runId: runIdFor('cannot-start.md', '2026-12-02T09:00:00.000Z', 0), code: 'ENOENT', message: 'spawn my-agent-cli ENOENT', at: '2026-12-02T09:00:01.000Z' }]);
     expect(s.debris).toEqual([
       { file: '.board.lock.0123456789abcdef.retired', reason: expect.stringMatching(/^a round lock taken over from a dead holder, 0 min old/) },

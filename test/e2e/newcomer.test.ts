@@ -85,6 +85,9 @@ describe('a newcomer', () => {
     const lint = board(root, ['lint'], env);
     expect(lint.code).toBe(1);
     expect(lint.stdout).toContain('fake.yml: command: harness fake cannot start: `my-agent-cli` is not on its PATH');
+    const status = board(root, ['status'], env);
+    expect(status.stdout).toContain(`harnesses that cannot start (their cards wait) (1)\n  fake — \`my-agent-cli\` is not on its PATH (the board's PATH: ${path.dirname(process.execPath)})`);
+    expect(status.stdout).toContain('post.md — harness problem: ready for writer, but harness fake cannot start');
     const tick = board(root, ['tick', '--json'], env);
     expect(tick.code).toBe(0);
     expect(fs.existsSync(path.join(root, 'vault/KANBAN/pending/post.md'))).toBe(true);

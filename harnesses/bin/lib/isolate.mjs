@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CREDENTIAL_DIR_GLOBS, CREDENTIAL_FILE_GLOBS } from '../../guard/credential-rules.mjs';
 
 export const HARNESSES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -38,6 +39,52 @@ export function removeRunDir(run) {
   }
 }
 
+/**
+ * The run's own `bin/`, put first on the CLI's PATH:
+ * - `board`: the board CLI the dispatcher handed the worker (BOARD_BIN), so the `board card` verbs
+ *   are reachable from the CLI's shell whatever the harness's PATH says;
+ * - `grep`: the system grep with every credential file and folder excluded (--exclude/--exclude-dir
+ *   also skip files named on the command line), so a folder search cannot return a key;
+ * and a ripgrep config (RIPGREP_CONFIG_PATH) with the same excludes for `rg` and the CLIs that
+ * run ripgrep for their search tools. The globs come from guard/credential-rules.mjs.
+ * Returns the environment additions.
+ */
+export function searchAndVerbShims(run, env) {
+  const bin = path.join(run.dir, 'bin');
+  fs.mkdirSync(bin, { recursive: true, mode: 0o700 });
+  const sh = (text) => `#!/bin/sh\n${text}\n`;
+  const boardBin = env.BOARD_BIN;
+  if (boardBin && fs.existsSync(boardBin)) {
+    const exec = /\.[cm]?js$/.test(boardBin) ? `exec ${shellQuote(process.execPath)} ${shellQuote(boardBin)} "$@"` : `exec ${shellQuote(boardBin)} "$@"`;
+    fs.writeFileSync(path.join(bin, 'board'), sh(exec), { mode: 0o755 });
+  }
+  const realGrep = findCli('grep', '', { PATH: env.PATH ?? '' });
+  if (realGrep) {
+    const excludes = [...CREDENTIAL_FILE_GLOBS.map((g) => `--exclude=${g}`), ...CREDENTIAL_DIR_GLOBS.map((g) => `--exclude-dir=${g}`)];
+    fs.writeFileSync(path.join(bin, 'grep'), sh(`exec ${shellQuote(realGrep)} ${excludes.map(shellQuote).join(' ')} "$@"`), { mode: 0o755 });
+  }
+  const rgConfig = path.join(run.dir, 'ripgreprc');
+  fs.writeFileSync(rgConfig, [...CREDENTIAL_FILE_GLOBS.map((g) => `--glob=!${g}`), ...CREDENTIAL_DIR_GLOBS.map((g) => `--glob=!${g}/`)].join('\n') + '\n');
+  return { PATH: `${bin}${path.delimiter}${env.PATH ?? ''}`, RIPGREP_CONFIG_PATH: rgConfig };
+}
+
+/**
+ * The board's logs folder (the verbs journal there): $BOARD_LOGS, else the `logs:` key of
+ * $BOARD_CONFIG (default `logs`, relative to the config file's folder), as the verbs find it.
+ */
+export function boardLogsDir(env) {
+  if (env.BOARD_LOGS) return path.resolve(env.BOARD_LOGS);
+  if (!env.BOARD_CONFIG) return null;
+  let logs = 'logs';
+  try {
+    const m = /^logs:[ \t]*(["']?)(.+?)\1[ \t]*(#.*)?$/m.exec(fs.readFileSync(env.BOARD_CONFIG, 'utf8'));
+    if (m) logs = m[2];
+  } catch {
+    return null;
+  }
+  return path.resolve(path.dirname(env.BOARD_CONFIG), logs);
+}
+
 /** Single-quote a path for the one place a shell is involved: a hook command line in a CLI's config. */
 export function shellQuote(text) {
   return `'${String(text).replace(/'/g, `'\\''`)}'`;
@@ -45,8 +92,8 @@ export function shellQuote(text) {
 
 /** The CLI to start: `$<NAME>_BIN` when set, else the first executable `name` on the worker's PATH. */
 export function findCli(name, overrideVar, env = process.env) {
-  const override = env[overrideVar];
-  if (override) return isExecutable(override) ? path.resolve(override) : null;
+  const override = overrideVar ? env[overrideVar] : undefined;
+  if (overrideVar && override) return isExecutable(override) ? path.resolve(override) : null;
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, name);

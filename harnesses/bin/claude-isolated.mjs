@@ -14,15 +14,22 @@
 // The arguments from the harness file are passed through untouched, then
 // `--settings <file> [--add-dir <vault>]` is appended. The CLI is `$CLAUDE_BIN` or `claude` on PATH.
 //
+// - <run>/bin first on PATH: `board` (BOARD_BIN), so `Bash(board card:*)` reaches the verbs; a
+//   `grep` that skips credential files, and RIPGREP_CONFIG_PATH likewise (lib/isolate.mjs).
+// Tested with Claude Code 2.1.332 against a scripted model (test/clients): with `--tools
+// Read,Write,Edit,Glob,Grep,Bash --disable-slash-commands` the model is offered those six tools
+// (plus `DeferredToolPlaceholder`, an inert marker newer models get) and no skills; the hook
+// refuses the credential reads; `--max-turns` stops a model that never ends.
 // Sources: Claude Code CLI reference (docs.anthropic.com/en/docs/claude-code/cli-reference:
 // -p, --model, --max-turns, --allowedTools, --disallowedTools, --settings, --setting-sources,
-// --add-dir, --strict-mcp-config); hooks reference (…/claude-code/hooks: settings "hooks" →
+// --add-dir, --strict-mcp-config, --tools, --disable-slash-commands); hooks reference (…/claude-code/hooks: settings "hooks" →
 // "PreToolUse" → matcher + { type: "command", command }); settings (…/claude-code/settings:
-// CLAUDE_CONFIG_DIR, permissions.deny). Not verified here against a running `claude`.
+// CLAUDE_CONFIG_DIR, permissions.deny); `claude --help` of 2.1.332.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checking, guardFile, makeRunDir, report, runCli, shellQuote } from './lib/isolate.mjs';
+import { CREDENTIAL_DIR_GLOBS, CREDENTIAL_FILE_GLOBS } from '../guard/credential-rules.mjs';
+import { checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
 
 const GUARD = guardFile('claude-pretooluse.mjs');
 
@@ -31,8 +38,10 @@ function settings() {
     hooks: {
       PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `${shellQuote(process.execPath)} ${shellQuote(GUARD)}` }] }],
     },
+    // Read deny rules also filter Claude Code's Grep and Glob: a folder search skips these files
+    // (tested with 2.1.332: a Grep over a vault with notes/team.env returns no match from it).
     permissions: {
-      deny: ['Read(**/.env)', 'Read(**/.env.*)', 'Read(**/.ssh/**)', 'Read(**/.aws/**)', 'Bash(printenv:*)', 'Bash(env)'],
+      deny: [...CREDENTIAL_FILE_GLOBS.map((g) => `Read(**/${g})`), ...CREDENTIAL_DIR_GLOBS.map((g) => `Read(**/${g}/**)`), 'Bash(printenv:*)', 'Bash(env)'],
     },
   };
 }
@@ -57,6 +66,7 @@ const run = makeRunDir('claude');
 const settingsFile = path.join(run.config, 'settings.json');
 fs.writeFileSync(settingsFile, `${JSON.stringify(settings(), null, 2)}\n`, { mode: 0o600 });
 const env = { ...process.env, HOME: run.home, CLAUDE_CONFIG_DIR: run.config };
+Object.assign(env, searchAndVerbShims(run, env));
 const vault = process.env.BOARD_VAULT;
 const args = [...process.argv.slice(2), '--settings', settingsFile, ...(vault ? ['--add-dir', vault] : [])];
 

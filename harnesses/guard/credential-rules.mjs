@@ -265,3 +265,15 @@ export function checkToolCall(toolName, toolInput) {
   const verdict = visit(input, '');
   return verdict.allow ? verdict : refuse(`${tool || 'tool'}: ${verdict.reason}`);
 }
+
+/** One ripgrep glob that excludes every credential file and folder (`--glob '!{…}'`). */
+export const CREDENTIAL_RG_EXCLUDE = `!{${[...CREDENTIAL_FILE_GLOBS, ...CREDENTIAL_DIR_GLOBS].join(',')}}`;
+
+/**
+ * A search tool's file filter made safe: none, or one that matches everything, becomes the
+ * credential exclude; a filter that names credentials is refused by checkPath before this runs.
+ */
+export function safeSearchInclude(include) {
+  if (typeof include !== 'string' || include.trim() === '' || /^(\*|\*\*|\*\*\/\*|\*\.\*|\*\*\/\*\.\*)$/.test(include.trim())) return CREDENTIAL_RG_EXCLUDE;
+  return include;
+}

@@ -96,6 +96,11 @@ export function buildProgram(): Command {
     .requiredOption('--until <child>', 'the child card (file name or path)')
     .action((ref: string, options: GlobalOptions & { until: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardYieldCommand(ref, o, env))(options));
 
+  withGlobalOptions(card.command('cancel').argument('<card>'))
+    .description("a human's stop: stops the card's worker, returns the card to pending/ and blocks it with the reason")
+    .requiredOption('--reason <text>', 'why the card is cancelled (written into `blocked` and the Record)')
+    .action((ref: string, options: GlobalOptions & { reason: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardCancelCommand(ref, o, env))(options));
+
   withGlobalOptions(program.command('unblock').argument('<card>'))
     .description("the human's way to clear `blocked` (attempts are reset when they were exhausted)")
     .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).unblockCommand(ref, o, env))(options));

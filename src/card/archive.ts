@@ -5,7 +5,8 @@ import { parseTimestamp } from '../core/time.js';
 import { formatProblem } from '../errors.js';
 import { cardSchema } from '../schema/card.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
-import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
+import { moveCardLocked, withCardLock } from '../vault/card-lock.js';
+import { MoveClashError } from '../vault/move-card.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 
 export const DEFAULT_ARCHIVE_AGE_MS = 7 * 86_400_000;
@@ -59,7 +60,12 @@ export async function archiveCards(layout: VaultLayout, now: Date, olderThanMs =
     const dir = path.join(layout.archive, month);
     await fs.mkdir(dir, { recursive: true });
     try {
-      await moveNoReplace(path.join(layout.done, name), path.join(dir, name));
+      await withCardLock(layout.kanban, name, 'archive', { waitMs: 2_000 }, async (lock) => {
+        // Under the lock, the card must still be the one judged above (a note or a fix since?).
+        const now = await fs.readFile(path.join(layout.done, name), 'utf8').catch(() => undefined);
+        if (now !== parsed.text) throw new Error('it changed or moved while being archived');
+        await moveCardLocked(lock, path.join(layout.done, name), path.join(dir, name));
+      });
       archived.push({ card: name, to: `archive/${month}/${name}` });
     } catch (error) {
       kept.push({

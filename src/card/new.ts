@@ -7,6 +7,7 @@ import { renderRecordEntry } from '../format/record.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { cardSchema } from '../schema/card.js';
 import { createFileExclusive } from '../vault/atomic-write.js';
+import { lockOrRefuse } from './transaction.js';
 import { isCardFileName } from '../vault/layout.js';
 import { refuse, usage, type CardContext, type CardResult } from './context.js';
 import { checkFence } from './fence.js';
@@ -156,14 +157,19 @@ async function createUnique(ctx: CardContext, stem: string, text: string): Promi
   const folders = await stateFolders(ctx.layout);
   for (let n = 1; n < 1000; n += 1) {
     const name = n === 1 ? `${stem}.md` : `${stem}-${n}.md`;
-    const taken = await Promise.all(folders.map((f) => fs.access(path.join(f.dir, name)).then(() => true, () => false)));
-    if (taken.some(Boolean)) continue;
+    // Under the name's transition lock: no card of that name can be moving into pending/ meanwhile.
+    const lock = await lockOrRefuse(ctx, name, 'new');
     try {
+      const taken = await Promise.all(folders.map((f) => fs.access(path.join(f.dir, name)).then(() => true, () => false)));
+      if (taken.some(Boolean)) continue;
+      await lock.assertHeld();
       await createFileExclusive(path.join(ctx.layout.pending, name), text);
       return name;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw error;
+    } finally {
+      await lock.release();
     }
   }
   return refuse(`no free file name for ${stem}.md after 999 tries`);

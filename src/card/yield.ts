@@ -6,7 +6,8 @@ import { editCard } from '../vault/edit-card.js';
 import { actorFor, refuse, type CardContext, type CardResult } from './context.js';
 import { checkFence, expectClaim } from './fence.js';
 import { findCard, requireState } from './find-card.js';
-import { moveBack } from './fail.js';
+import { returnOrRefuse } from './fail.js';
+import { cardTransaction } from './transaction.js';
 import { requireDirector } from './profile-of.js';
 
 /** The slot a director sleeps on: the input gate the dispatcher already has. */
@@ -22,32 +23,28 @@ export const DEPENDENT_TASK = 'dependent_task';
  * with the child's file name again. A mismatch before the write refuses with nothing written; a
  * mismatch after it blocks the card (fail loudly: a deaf director never sleeps in silence).
  *
- * Order: move first, edit second, as `fail` (see there). A crash between the two leaves the card
- * in `pending/` without the gate: it is dispatched again, and its director, rebuilding its state
- * from the board, finds its open child and yields to it again.
+ * Under the card's transition lock; edit first, move second, as `fail` (see there). A crash
+ * between the two leaves a torn claim in `in-progress/` already carrying the gate: the next round
+ * returns it to `pending/`, where it sleeps on its child as intended.
  */
 export async function yieldCard(ctx: CardContext, ref: string, until: string): Promise<CardResult> {
-  const found = await findCard(ctx.layout, ref, ctx.cwd);
-  checkFence(ctx, found, 'yield');
-  requireState(found, ['in-progress'], 'yield');
-  const director = await requireDirector(ctx.layout, found.card.agent, `cannot yield ${found.name}`);
+  return cardTransaction(ctx, ref, 'yield', async (found, lock) => {
+    checkFence(ctx, found, 'yield');
+    requireState(found, ['in-progress'], 'yield');
+    const director = await requireDirector(ctx.layout, found.card.agent, `cannot yield ${found.name}`);
 
-  const child = await findCard(ctx.layout, until, ctx.cwd);
-  if (child.name === found.name) refuse(`--until ${child.name}: a director cannot wait for its own card`);
-  if (child.card.director !== found.name) {
-    refuse(`wiring self-check failed: ${child.name} names ${JSON.stringify(child.card.director ?? null)} as its director, not ${found.name}; nothing written`);
-  }
-  if (child.state === 'archive') refuse(`--until ${child.name}: the child is archived (${child.folder}/), it will never appear in done/`);
-  const value = `KANBAN/done/${child.name}`;
-  if (path.posix.basename(value) !== child.name) refuse(`wiring self-check failed: ${value} does not end in ${child.name}; nothing written`);
+    const child = await findCard(ctx.layout, until, ctx.cwd);
+    if (child.name === found.name) refuse(`--until ${child.name}: a director cannot wait for its own card`);
+    if (child.card.director !== found.name) {
+      refuse(`wiring self-check failed: ${child.name} names ${JSON.stringify(child.card.director ?? null)} as its director, not ${found.name}; nothing written`);
+    }
+    if (child.state === 'archive') refuse(`--until ${child.name}: the child is archived (${child.folder}/), it will never appear in done/`);
+    const value = `KANBAN/done/${child.name}`;
+    if (path.posix.basename(value) !== child.name) refuse(`wiring self-check failed: ${value} does not end in ${child.name}; nothing written`);
 
-  const to = path.join(ctx.layout.pending, found.name);
-  const expect = expectClaim(ctx, found.name, 'yield');
-  await moveBack(found.file, to, found.name);
-  const actor = actorFor(ctx, found.card.agent);
-  await editCard(
-    to,
-    {
+    const expect = expectClaim(ctx, found.name, 'yield');
+    const actor = actorFor(ctx, found.card.agent);
+    const { to } = await returnOrRefuse(lock, found, ctx, {
       fields: { inputs: { ...(found.card.inputs ?? {}), [DEPENDENT_TASK]: value }, agent: undefined, claimed: undefined, model: undefined },
       record: {
         actor,
@@ -58,23 +55,22 @@ export async function yieldCard(ctx: CardContext, ref: string, until: string): P
         ],
       },
       ...(expect ? { expect } : {}),
-    },
-    ctx.now,
-  );
+    });
 
-  // The self-check the standard asks of every director: re-read its own card and compare.
-  const after = parseFrontMatter(await fs.readFile(to, 'utf8')).data;
-  const written = (after.inputs as Record<string, unknown> | undefined)?.[DEPENDENT_TASK];
-  if (typeof written !== 'string' || path.posix.basename(written) !== child.name) {
-    const reason = `wiring self-check failed after writing: inputs.${DEPENDENT_TASK} is ${JSON.stringify(written ?? null)}, not ${value}`;
-    await editCard(to, { fields: { blocked: `${recordStamp(ctx.now)} ${reason}` }, record: { actor: 'board', milestones: [`blocked: ${reason}.`] } }, ctx.now);
-    refuse(`${found.name}: ${reason}; the card is blocked`);
-  }
-  return {
-    verb: 'yield',
-    card: found.name,
-    state: 'pending',
-    file: to,
-    message: `${director.name} yielded ${found.name} until ${value} (back to pending/, attempts unchanged)`,
-  };
+    // The self-check the standard asks of every director: re-read its own card and compare.
+    const after = parseFrontMatter(await fs.readFile(to, 'utf8')).data;
+    const written = (after.inputs as Record<string, unknown> | undefined)?.[DEPENDENT_TASK];
+    if (typeof written !== 'string' || path.posix.basename(written) !== child.name) {
+      const reason = `wiring self-check failed after writing: inputs.${DEPENDENT_TASK} is ${JSON.stringify(written ?? null)}, not ${value}`;
+      await editCard(to, { fields: { blocked: `${recordStamp(ctx.now)} ${reason}` }, record: { actor: 'board', milestones: [`blocked: ${reason}.`] }, lock }, ctx.now);
+      refuse(`${found.name}: ${reason}; the card is blocked`);
+    }
+    return {
+      verb: 'yield',
+      card: found.name,
+      state: 'pending',
+      file: to,
+      message: `${director.name} yielded ${found.name} until ${value} (back to pending/, attempts unchanged)`,
+    };
+  });
 }

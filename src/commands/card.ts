@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { archiveCards, type ArchiveResult } from '../card/archive.js';
 import { blockCard } from '../card/block.js';
+import { cancelCard } from '../card/cancel.js';
 import { closeCard } from '../card/close.js';
 import type { CardContext, CardResult } from '../card/context.js';
 import { failCard } from '../card/fail.js';
@@ -84,6 +85,10 @@ export async function cardBlockCommand(card: string, reason: string, options: Gl
 
 export async function cardYieldCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
   return print(options, env, await yieldCard(await cardContext(options, env), card, options.until));
+}
+
+export async function cardCancelCommand(card: string, options: GlobalOptions & { reason: string }, env: CommandEnv): Promise<number> {
+  return print(options, env, await cancelCard(await cardContext(options, env), card, options.reason));
 }
 
 export async function unblockCommand(card: string, options: GlobalOptions, env: CommandEnv): Promise<number> {

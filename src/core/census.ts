@@ -53,9 +53,27 @@ export function isSafeVaultPath(path: string): boolean {
   return depth > 0;
 }
 
+/**
+ * Claim and close fields on a pending card. Every way back to `pending/` (fail, yield, cancel,
+ * reclaim) clears `agent` and `claimed`, and no way back exists for a closed card: a pending card
+ * carrying them was written that way. Blocking it (rather than clearing them at the claim) keeps
+ * the board from guessing what its author meant, and a card can never forge its own completion.
+ */
+export function forgedFields(card: Card): string[] {
+  const set = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+  return (['closed', 'agent', 'claimed'] as const).filter((f) => set(card[f]));
+}
+
 /** `normalizedRequest`: `normalize(card.request)`, when the caller has it (the planner matches with it too). */
 export function censusCard(card: Card, ctx: CensusContext, normalizedRequest?: string): CensusVerdict {
   if (isBlocked(card)) return { kind: 'already-blocked', reason: `blocked: ${String(card.blocked)}` };
+  const forged = forgedFields(card);
+  if (forged.length > 0) {
+    return {
+      kind: 'block',
+      reason: `arrived in pending/ carrying ${forged.map((f) => `\`${f}\``).join(', ')}, which only the board writes at a claim or a close (a creator's mistake or a forged state): remove them, then unblock`,
+    };
+  }
   if (card.attempts >= ctx.maxAttempts) {
     return { kind: 'block', reason: `attempts exhausted (${card.attempts} of max_attempts ${ctx.maxAttempts})` };
   }

@@ -114,6 +114,11 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   }
   for (const parsed of snapshot.pending) {
     if (alsoInProgress.has(parsed.file)) continue;
+    // A finished card is never dispatched again, whatever copy of it reappears in pending/.
+    if (snapshot.doneNames?.has(parsed.file)) {
+      waiting.push({ card: parsed.file, reason: `a card named ${parsed.file} is already in done/: a finished card is never dispatched again (rename or remove one of them)`, kind: 'clash' });
+      continue;
+    }
     if (parsed.ok) pendingCards.push({ file: parsed.file, card: parsed.value, scheduled: false });
     else invalid.push(...parsed.problems);
   }
@@ -199,7 +204,12 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       continue;
     }
     const run = card.claimed ? snapshot.runs.get(runIdFor(parsed.file, card.claimed, card.attempts)) : undefined;
-    const zombie = findZombie(parsed.file, card, run, now, settings, stamp);
+    const interruptedClose = snapshot.interruptedCloses?.get(parsed.file);
+    const neverStartedBefore = snapshot.neverStarted?.get(parsed.file);
+    const zombie = findZombie(parsed.file, card, run, now, settings, stamp, {
+      ...(interruptedClose !== undefined ? { interruptedClose } : {}),
+      ...(neverStartedBefore !== undefined ? { neverStartedBefore } : {}),
+    });
     if (zombie) zombies.push(zombie);
   }
 

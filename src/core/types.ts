@@ -46,6 +46,11 @@ export interface RunFact {
   readonly exitCode?: number | null;
   /** Whether the supervisor's pid is alive, when it ran on this host; unknown otherwise. */
   readonly alive?: boolean;
+  /** Set when the supervisor stopped its worker (`timed-out`, `reclaimed` …). */
+  readonly stopped?: string;
+  /** Set when the worker could not be started at all: a harness problem, not the card's. */
+  readonly startError?: string;
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -75,6 +80,12 @@ export interface VaultSnapshot {
   readonly dependents?: ReadonlyMap<string, DependentFact>;
   /** Cards found under two state folders as one file (an interrupted move). */
   readonly doubleLinks?: readonly DoubleLinkFact[];
+  /** Card name → the `closed` value of a close that died holding its card's lock (card-lock.ts). */
+  readonly interruptedCloses?: ReadonlyMap<string, string>;
+  /** Card name → never-started returns in a row before its current claim (run records). */
+  readonly neverStarted?: ReadonlyMap<string, number>;
+  /** Card names in done/: a pending card of the same name is never dispatched. */
+  readonly doneNames?: ReadonlySet<string>;
 }
 
 export interface RoundSettings {
@@ -113,7 +124,7 @@ export interface PlannedDispatch {
 }
 
 /** Why a card waits, as a kind a person (or `board status`) can group by; `reason` says it in full. */
-export type WaitKind = 'input' | 'unmatched' | 'ambiguous' | 'human' | 'harness' | 'model' | 'keys' | 'capacity';
+export type WaitKind = 'input' | 'unmatched' | 'ambiguous' | 'human' | 'harness' | 'model' | 'keys' | 'capacity' | 'clash';
 
 export interface PlannedWait {
   readonly card: string;
@@ -144,6 +155,8 @@ export interface PlannedReclaim {
   /** The claim being reclaimed (its `claimed` value), for fencing; absent for a torn claim. */
   readonly claim?: string;
   readonly runId?: string;
+  /** For `closed`: the close's `closed` value, which its lock's intent holds too. */
+  readonly closed?: string;
 }
 
 /**

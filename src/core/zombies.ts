@@ -11,7 +11,7 @@ import type { PlannedReclaim, RunFact } from './types.js';
  * - dead-worker: its run ended (or its supervisor died) while the card is still claimed:
  *   back at once, attempt + 1;
  * - expired: claimed longer than `zombie_after`: back, attempt + 1;
- * - closed: `closed` is set (a close that crashed between its edit and its move): on to done/.
+ * - closed: a close that crashed between its edit and its move (its lock still holds the intent): on to done/.
  * An attempt that reaches `max_attempts` sends the card back blocked.
  */
 
@@ -27,6 +27,17 @@ export function runIdFor(cardFile: string, claimed: string, attempts: number): s
   return `${stem}.${claimed.replace(/[^0-9A-Za-z]/g, '')}.a${attempts}`;
 }
 
+/** What the shell knows about a claim beyond its run record. */
+export interface ClaimFacts {
+  /** The `closed` value a close recorded in its (now stale) lock before it died: see card-lock.ts. */
+  readonly interruptedClose?: string;
+  /** Never-started returns of this card in a row before this claim (from its run records). */
+  readonly neverStartedBefore?: number;
+}
+
+/** The third never-started return in a row blocks the card (CONTRACT "No silent loop"). */
+export const NEVER_STARTED_LIMIT = 3;
+
 export function findZombie(
   cardFile: string,
   card: Card,
@@ -34,16 +45,20 @@ export function findZombie(
   now: Date,
   settings: ZombieSettings,
   stamp: string,
+  facts: ClaimFacts = {},
 ): PlannedReclaim | undefined {
   if (isBlocked(card)) return undefined;
-  // `board card close` edits first and moves second: a crash between the two leaves a closed card
-  // here. Its work is done and recorded, so the move is finished, never reclaimed as a zombie.
-  if (typeof card.closed === 'string' && card.closed.trim() !== '') {
+  // `board card close` edits first and moves second, under a lock that holds the close's outcome:
+  // a crash between the two leaves that intent. Its work is done and recorded, so the move is
+  // finished, never reclaimed as a zombie. A `closed` with no such intent is not trusted (a card
+  // or a worker can write the field itself): the claim is judged like any other.
+  if (typeof card.closed === 'string' && card.closed.trim() !== '' && facts.interruptedClose === card.closed) {
     return {
       card: cardFile,
       kind: 'closed',
       reason: `closed ${card.closed} by ${card.agent ?? 'its worker'} but still in in-progress/: finishing the move to done/`,
       attempts: card.attempts,
+      closed: card.closed,
       ...(card.claimed ? { claim: card.claimed } : {}),
     };
   }
@@ -72,7 +87,29 @@ export function findZombie(
       ...(exhausted ? { block: `${stamp} ${reason}; attempts exhausted (${attempts} of max_attempts ${settings.maxAttempts})` } : {}),
     };
   };
+  // A worker that never started spends no attempt (it is not the card's failure), but the third
+  // such return in a row blocks the card: a board that cannot start workers says so on the card.
+  const neverStarted = (reason: string): PlannedReclaim => {
+    const inARow = (facts.neverStartedBefore ?? 0) + 1;
+    const exhausted = inARow >= NEVER_STARTED_LIMIT;
+    return {
+      card: cardFile,
+      kind: 'never-started',
+      reason,
+      attempts: card.attempts,
+      claim: claimed,
+      runId,
+      ...(exhausted ? { block: `${stamp} ${reason}; its worker never started ${inARow} times in a row (fix the harness, then unblock)` } : {}),
+    };
+  };
+  if (run?.state === 'exited' && run.startError !== undefined) {
+    return neverStarted(`its worker could not start: ${run.startError}`);
+  }
   if (run?.state === 'exited') {
+    if (run.stopped === 'timed-out') {
+      const budget = run.timeoutMs !== undefined ? ` after ${formatDuration(run.timeoutMs)}` : '';
+      return spend('dead-worker', `worker timed out${budget} (the harness's timeout) and was stopped without closing the card`);
+    }
     const code = run.exitCode === undefined || run.exitCode === null ? 'no exit code' : `exit code ${run.exitCode}`;
     return spend('dead-worker', `worker exited (${code}) without closing the card`);
   }
@@ -81,14 +118,7 @@ export function findZombie(
   }
   if (run === undefined || run.state === 'abandoned') {
     if (run?.state === 'abandoned' || age >= settings.startGraceMs) {
-      return {
-        card: cardFile,
-        kind: 'never-started',
-        reason: `claimed ${formatDuration(age)} ago but its worker never started`,
-        attempts: card.attempts,
-        claim: claimed,
-        runId,
-      };
+      return neverStarted(`claimed ${formatDuration(age)} ago but its worker never started`);
     }
     return undefined;
   }

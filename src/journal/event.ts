@@ -30,6 +30,7 @@ export const EVENT_KINDS = [
   'card:failed',
   'card:closed',
   'card:archived',
+  'card:cancelled',
   // Runs.
   'run:exited',
   'run:replayed',

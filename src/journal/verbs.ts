@@ -28,6 +28,7 @@ const KINDS: Readonly<Record<string, EventKind>> = {
   yield: 'card:yielded',
   unblock: 'card:unblocked',
   archive: 'card:archived',
+  cancel: 'card:cancelled',
 };
 
 export interface VerbOutcome {

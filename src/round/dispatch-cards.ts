@@ -4,8 +4,11 @@ import { composeCommand } from '../core/compose.js';
 import { runIdFor } from '../core/zombies.js';
 import type { PlannedDispatch } from '../core/types.js';
 import { localDate } from '../core/time.js';
+import { parseFrontMatter } from '../format/frontmatter.js';
+import { moveCardLocked } from '../vault/card-lock.js';
 import { editCard } from '../vault/edit-card.js';
-import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
+import { MoveClashError } from '../vault/move-card.js';
+import { underCardLock } from './card-step.js';
 import { crashPoint } from '../vault/crash-seam.js';
 import { BOARD_CLI } from '../entry-points.js';
 import { CAUSE_VAR, newEventId } from '../journal/index.js';
@@ -19,16 +22,25 @@ import type { RoundContext, Transition } from './context.js';
  */
 export async function dispatchCards(ctx: RoundContext, planned: readonly PlannedDispatch[]): Promise<Transition[]> {
   const out: Transition[] = [];
-  for (const item of planned) out.push(...(await dispatchOne(ctx, item)));
+  for (const [i, item] of planned.entries()) out.push(...(await dispatchOne(ctx, item, i)));
   return out;
 }
 
-async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Transition[]> {
+/**
+ * The claim token of the round's `index`-th dispatch: the round's clock plus `index` ms, so every
+ * card claimed in one round has its own `claimed` value and no worker's token fences a sibling's
+ * card (a real timestamp, still: `claimed` is when the claim was made, to the millisecond).
+ */
+export function claimTokenFor(now: Date, index: number): string {
+  return new Date(now.getTime() + index).toISOString();
+}
+
+async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: number): Promise<Transition[]> {
   const log = ctx.logger.child({ card: item.card, profile: item.profile });
   const from = path.join(ctx.layout.pending, item.card);
   const to = path.join(ctx.layout.inProgress, item.card);
   const harness = ctx.board.harnesses.get(item.harness)!;
-  const claimed = ctx.now.toISOString();
+  const claimed = claimTokenFor(ctx.now, index);
   const runId = runIdFor(item.card, claimed, item.attempts);
   const journal = roundJournalOf(ctx);
   // The claim event's id exists before the claim: the worker gets it as the cause of what it does.
@@ -61,37 +73,47 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
     return [{ kind: 'failed', card: item.card, detail: composed.reason }];
   }
 
-  try {
-    await fs.mkdir(ctx.layout.inProgress, { recursive: true });
-    await moveNoReplace(from, to);
-  } catch (error) {
-    const detail =
-      error instanceof MoveClashError
-        ? `not claimed: in-progress/${item.card} already exists (both files left untouched)`
-        : (error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'not claimed: the card left pending/ before it could be claimed'
-          : `not claimed: ${(error as Error).message}`;
-    log.warn({ err: error }, detail);
-    return [{ kind: 'failed', card: item.card, detail }];
-  }
-  crashPoint('claim:moved');
-
-  let stamped: string;
-  try {
-    const how = item.via === 'recipient' ? `pushed by recipient` : `matched handles "${item.descriptor}"`;
-    stamped = await editCard(
-      to,
-      {
-        fields: { agent: item.profile, claimed, model: item.model },
-        record: { actor: 'board', milestones: [`claimed for ${item.profile} (${how}); harness ${item.harness}, model ${item.model}.`] },
-      },
-      ctx.now,
-    );
-  } catch (error) {
-    // The card is in in-progress/ without a claim: the next tick returns it as a torn claim.
-    log.error({ err: error }, 'claimed but could not stamp the card');
-    return [{ kind: 'failed', card: item.card, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` }];
-  }
+  // The claim, under the card's transition lock: still claimable as the census saw it, moved by a
+  // rename that cannot replace a card (checked under the lock), then stamped.
+  type ClaimOutcome = { ok: true; text: string } | { ok: false; detail: string };
+  const claim = await underCardLock<ClaimOutcome>(ctx, item.card, 'claim', (detail) => ({ ok: false as const, detail: `not claimed: ${detail}` }), async (lock) => {
+    try {
+      const current = parseFrontMatter(await fs.readFile(from, 'utf8')).data;
+      if (typeof current.blocked === 'string' && current.blocked.trim() !== '') return { ok: false as const, detail: 'not claimed: it was blocked since the census' };
+      if (current.claimed !== undefined && current.claimed !== null) return { ok: false as const, detail: 'not claimed: it carries a claim since the census' };
+      await fs.mkdir(ctx.layout.inProgress, { recursive: true });
+      await moveCardLocked(lock, from, to);
+    } catch (error) {
+      const detail =
+        error instanceof MoveClashError
+          ? `not claimed: in-progress/${item.card} already exists (both files left untouched)`
+          : (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'not claimed: the card left pending/ before it could be claimed'
+            : `not claimed: ${(error as Error).message}`;
+      log.warn({ err: error }, detail);
+      return { ok: false as const, detail };
+    }
+    crashPoint('claim:moved');
+    try {
+      const how = item.via === 'recipient' ? `pushed by recipient` : `matched handles "${item.descriptor}"`;
+      const text = await editCard(
+        to,
+        {
+          fields: { agent: item.profile, claimed, model: item.model },
+          record: { actor: 'board', milestones: [`claimed for ${item.profile} (${how}); harness ${item.harness}, model ${item.model}.`] },
+          lock,
+        },
+        ctx.now,
+      );
+      return { ok: true as const, text };
+    } catch (error) {
+      // The card is in in-progress/ without a claim: the next tick returns it as a torn claim.
+      log.error({ err: error }, 'claimed but could not stamp the card');
+      return { ok: false as const, detail: `moved to in-progress/ but not stamped: ${(error as Error).message}` };
+    }
+  });
+  if (!claim.ok) return [{ kind: 'failed', card: item.card, detail: claim.detail }];
+  const stamped = claim.text;
   crashPoint('claim:stamped');
   const claimedTransition: Transition = { kind: 'claimed', card: item.card, profile: item.profile, runId, detail: `${item.harness} / ${item.model}`, event: claimEvent };
   log.info({ runId, harness: item.harness, model: item.model }, 'card claimed');
@@ -143,7 +165,18 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch): Promise<Tr
       ...(manifest !== undefined ? { manifest } : {}),
       ...(harness.cost !== undefined ? { cost: harness.cost } : {}),
     };
-    const started = await ctx.spawner.start({ runId, card: to, claim: claimed, kanbanDir: ctx.layout.kanban, logFile, command: composed.command, ...(journal.journal.enabled ? { provenance } : {}) });
+    const started = await ctx.spawner.start({
+      runId,
+      card: to,
+      claim: claimed,
+      kanbanDir: ctx.layout.kanban,
+      logFile,
+      command: composed.command,
+      harness: item.harness,
+      ...(harness.timeout !== undefined ? { timeoutMs: harness.timeout } : {}),
+      ...(harness.runner !== undefined ? { runner: harness.runner } : {}),
+      ...(journal.journal.enabled ? { provenance } : {}),
+    });
     log.info({ runId, pid: started.pid, argv: [composed.command.file, ...composed.command.args].length, logFile }, 'worker spawned');
     const spawned = await journal.append({ kind: 'card:spawned', actor: 'board', card: item.card, run: runId, cause: claimEvent, pid: started.pid, detail: logFile });
     return [claimedTransition, { kind: 'spawned', card: item.card, runId, ...(started.pid !== undefined ? { pid: started.pid } : {}), detail: logFile, event: spawned.id }];

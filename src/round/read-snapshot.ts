@@ -11,7 +11,8 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import type { CensusCache } from '../vault/census-cache.js';
-import { readRunRecord, runFactOf } from '../vault/runs.js';
+import { neverStartedInARow, readRunRecord, runFactOf } from '../vault/runs.js';
+import { interruptedCloses } from '../vault/card-lock.js';
 import { RoundError } from '../errors.js';
 
 /** Files read at once: enough to keep the disk busy, few enough to stay far from EMFILE. */
@@ -74,6 +75,8 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
   const inputs = await readInputFacts(layout, [...pending, ...templates]);
   const runs = await readRunFacts(layout, inProgress);
+  const interruptedCloses = await readInterruptedCloses(layout, inProgress);
+  const neverStarted = await readNeverStartedStreaks(layout, inProgress, runs);
   const dependents = await readDependentFacts(layout, pending, new Set(doneNames));
   const doubleLinks = await readDoubleLinks(layout, pendingNames, inProgressNames, doneNames);
   return {
@@ -86,7 +89,33 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
     runs,
     dependents,
     ...(doubleLinks.length > 0 ? { doubleLinks } : {}),
+    ...(interruptedCloses.size > 0 ? { interruptedCloses } : {}),
+    ...(neverStarted.size > 0 ? { neverStarted } : {}),
+    doneNames: new Set(doneNames),
   };
+}
+
+/** Closes that died between their edit and their move (their lock holds the intent): only for cards that carry `closed`. */
+async function readInterruptedCloses(layout: VaultLayout, inProgress: readonly Parsed<Card>[]): Promise<Map<string, string>> {
+  if (!inProgress.some((c) => c.ok && typeof c.value.closed === 'string')) return new Map();
+  return interruptedCloses(layout.kanban, Date.now());
+}
+
+/** For claims about to be returned as never started: how many returns of that card in a row came before. */
+async function readNeverStartedStreaks(layout: VaultLayout, inProgress: readonly Parsed<Card>[], runs: ReadonlyMap<string, RunFact>): Promise<Map<string, number>> {
+  const streaks = new Map<string, number>();
+  const candidates = inProgress.filter((c) => {
+    if (!c.ok || !c.value.claimed) return false;
+    const run = runs.get(runIdFor(c.file, c.value.claimed, c.value.attempts));
+    return run === undefined || run.state === 'abandoned' || run.startError !== undefined;
+  });
+  if (candidates.length === 0) return streaks;
+  await mapLimit(candidates, READ_CONCURRENCY, async (c) => {
+    if (!c.ok || !c.value.claimed) return;
+    const n = await neverStartedInARow(layout.kanban, c.file, runIdFor(c.file, c.value.claimed, c.value.attempts));
+    if (n > 0) streaks.set(c.file, n);
+  });
+  return streaks;
 }
 
 /**

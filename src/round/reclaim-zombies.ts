@@ -1,19 +1,22 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { parseTimestamp } from '../core/time.js';
 import type { PlannedReclaim } from '../core/types.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
-import { editCard } from '../vault/edit-card.js';
-import { MoveClashError, moveNoReplace } from '../vault/move-card.js';
-import { createRunRecordExclusive, readRunRecord } from '../vault/runs.js';
-import { crashPoint } from '../vault/crash-seam.js';
+import { hostIdentity } from '../vault/host-identity.js';
+import { MoveClashError } from '../vault/move-card.js';
+import { returnToPending } from '../vault/return-card.js';
+import { createRunRecordExclusive, readRunRecord, requestStop, signalWorkerGroup } from '../vault/runs.js';
+import { underCardLock } from './card-step.js';
 import type { RoundContext, Transition } from './context.js';
 import { finishClose } from './finish-close.js';
 
 /**
- * Step 5: return reclaimed claims to `pending/`. The card is moved first and edited after, so a
- * worker closing it at the same moment either wins (the move finds nothing) or finds its claim
- * gone (fencing); an edit never resurrects a card that has left `in-progress/`.
+ * Step 5: return reclaimed claims to `pending/`, each under its card's transition lock, so a
+ * worker closing or failing it at the same moment either wins (the reclaim then finds the claim
+ * gone and leaves it) or finds its claim gone (fencing). The worker of a reclaimed claim is
+ * stopped: a stop request its supervisor reads on any host, and on this host its process group
+ * is signalled at once.
  */
 export async function reclaimZombies(ctx: RoundContext, planned: readonly PlannedReclaim[]): Promise<Transition[]> {
   const out: Transition[] = [];
@@ -25,65 +28,67 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
   if (item.kind === 'closed') return finishClose(ctx, item);
   const log = ctx.logger.child({ card: item.card, kind: item.kind });
   const from = path.join(ctx.layout.inProgress, item.card);
-  const to = path.join(ctx.layout.pending, item.card);
-  try {
-    if (item.kind === 'never-started' && item.runId && item.claim) {
-      // Decide against a supervisor that may be starting right now: only one of us creates the record.
-      const gaveUp = await createRunRecordExclusive(ctx.layout.kanban, {
-        runId: item.runId,
-        card: item.card,
-        claim: item.claim,
-        state: 'abandoned',
-        host: os.hostname(),
-        end: ctx.now.toISOString(),
-      });
-      if (!gaveUp) {
-        const existing = await readRunRecord(ctx.layout.kanban, item.runId);
-        if (existing?.state !== 'abandoned') return { kind: 'failed', card: item.card, detail: 'its worker started just now: left claimed' };
-      }
+  const failed = (detail: string): Transition => ({ kind: 'failed', card: item.card, detail });
+  if (item.kind === 'never-started' && item.runId && item.claim) {
+    // Decide against a supervisor that may be starting right now: only one of us creates the record.
+    const here = hostIdentity();
+    const gaveUp = await createRunRecordExclusive(ctx.layout.kanban, {
+      runId: item.runId,
+      card: item.card,
+      claim: item.claim,
+      state: 'abandoned',
+      host: here.host,
+      ...(here.pidns !== undefined ? { pidns: here.pidns } : {}),
+      end: ctx.now.toISOString(),
+    }).catch((error: Error) => error);
+    if (gaveUp instanceof Error) return failed(`not returned: cannot record the run as abandoned: ${gaveUp.message}`);
+    if (!gaveUp) {
+      const existing = await readRunRecord(ctx.layout.kanban, item.runId);
+      if (existing?.state !== 'abandoned' && existing?.startError === undefined) return failed('its worker started just now: left claimed');
     }
-    // Fencing: reclaim only the claim we planned on, not a newer one.
-    const current = parseFrontMatter(await fs.readFile(from, 'utf8')).data;
-    if (item.claim !== undefined && current.claimed !== item.claim) {
-      return { kind: 'failed', card: item.card, detail: 'its claim changed since the census: left as it is' };
-    }
-    await moveNoReplace(from, to);
-  } catch (error) {
-    const detail =
-      error instanceof MoveClashError
-        ? `cannot return: pending/${item.card} already exists (both files left untouched)`
-        : (error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'left in-progress/ before it could be reclaimed (closed by its worker?)'
-          : `not reclaimed: ${(error as Error).message}`;
-    log.warn({ err: error }, detail);
-    return { kind: 'failed', card: item.card, detail };
   }
-  crashPoint('reclaim:moved');
-
   const spent = item.kind === 'expired' || item.kind === 'dead-worker';
-  const milestones = [
-    `${item.reason}; returned to pending/ ${spent ? `(attempt ${item.attempts} of ${ctx.board.config.max_attempts})` : 'without spending an attempt'}.`,
-    ...(item.block ? ['blocked: attempts exhausted. A human clears `blocked` to release it.'] : []),
-  ];
-  try {
-    await editCard(
-      to,
-      {
-        fields: {
-          attempts: item.attempts,
-          agent: undefined,
-          claimed: undefined,
-          model: undefined,
-          ...(item.block ? { blocked: item.block } : {}),
+  return underCardLock(ctx, item.card, 'reclaim', failed, async (lock) => {
+    let current: Record<string, unknown>;
+    try {
+      current = parseFrontMatter(await fs.readFile(from, 'utf8')).data;
+    } catch (error) {
+      const detail = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'left in-progress/ before it could be reclaimed (closed by its worker?)' : `not reclaimed: ${(error as Error).message}`;
+      return failed(detail);
+    }
+    // Fencing: reclaim only the claim we planned on, not a newer one (a torn claim has none).
+    const stillTorn = typeof current.claimed !== 'string' || Number.isNaN(parseTimestamp(current.claimed));
+    if (item.claim !== undefined ? current.claimed !== item.claim : !stillTorn) {
+      return failed('its claim changed since the census: left as it is');
+    }
+    if (item.runId && spent) await requestStop(ctx.layout.kanban, item.runId, { reason: 'reclaimed', at: ctx.now.toISOString(), detail: item.reason }).catch(() => undefined);
+    const milestones = [
+      `${item.reason}; returned to pending/ ${spent ? `(attempt ${item.attempts} of ${ctx.board.config.max_attempts})` : `without spending an attempt (attempts ${item.attempts}, as written)`}.`,
+      ...(item.block ? [`blocked: ${item.kind === 'never-started' ? 'its worker never started, again' : 'attempts exhausted'}. A human clears \`blocked\` to release it.`] : []),
+    ];
+    try {
+      await returnToPending(
+        lock,
+        from,
+        ctx.layout.pending,
+        {
+          fields: { attempts: item.attempts, agent: undefined, claimed: undefined, model: undefined, ...(item.block ? { blocked: item.block } : {}) },
+          record: { actor: 'board', milestones },
         },
-        record: { actor: 'board', milestones },
-      },
-      ctx.now,
-    );
-  } catch (error) {
-    log.error({ err: error }, 'returned to pending/ but could not update the card');
-    return { kind: 'failed', card: item.card, detail: `returned to pending/ but not updated: ${(error as Error).message}` };
-  }
-  log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
-  return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };
+        ctx.now,
+      );
+    } catch (error) {
+      const detail = error instanceof MoveClashError ? `cannot return: pending/${item.card} already exists (both files left untouched)` : `not reclaimed: ${(error as Error).message}`;
+      log.warn({ err: error }, detail);
+      return failed(detail);
+    }
+    if (item.runId && spent) {
+      // A worker whose supervisor is gone has nobody to escalate for it: it gets SIGKILL now.
+      const record = await readRunRecord(ctx.layout.kanban, item.runId);
+      const orphaned = item.kind === 'dead-worker' && record?.state === 'started';
+      if (signalWorkerGroup(record, orphaned ? 'SIGKILL' : 'SIGTERM')) log.warn({ runId: item.runId, pid: record?.workerPid }, orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
+    }
+    log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
+    return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };
+  });
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SUPERVISOR_SCRIPT } from '../entry-points.js';
 import type { ComposedCommand } from '../core/compose.js';
-import type { HarnessCost } from '../schema/harness.js';
+import type { Harness, HarnessCost } from '../schema/harness.js';
 
 /** Everything a supervisor needs to launch one claim's worker. Private values live only in `command.env`. */
 export interface RunJob {
@@ -12,6 +12,12 @@ export interface RunJob {
   readonly kanbanDir: string;
   readonly logFile: string;
   readonly command: ComposedCommand;
+  /** The harness's name (shown in the run record and the log). */
+  readonly harness?: string;
+  /** The harness's time budget: past it the worker is stopped and the run recorded as timed out. */
+  readonly timeoutMs?: number;
+  /** Where the worker runs (absent: a local process group). */
+  readonly runner?: Harness['runner'];
   /** Where the supervisor records the run's end, exit code and cost (manifest, journal); absent in dry previews. */
   readonly provenance?: RunProvenance;
 }

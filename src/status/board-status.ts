@@ -163,6 +163,7 @@ const KIND_LABEL: Record<WaitKind | 'other', string> = {
   model: 'model missing',
   keys: 'private keys missing',
   capacity: 'round limit reached',
+  clash: 'name already in done/',
   other: 'waiting',
 };
 

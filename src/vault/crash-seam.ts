@@ -8,11 +8,13 @@
  * - `claim:stamped`  the claim is stamped, its supervisor not started;
  * - `reclaim:moved`  a reclaimed card is back in pending/, its edit not written;
  * - `move:linked`    a move's hard link exists, the old name is not unlinked yet;
- * - `write:temp`     an atomic write's temp file is complete, not renamed into place.
+ * - `write:temp`     an atomic write's temp file is complete, not renamed into place;
+ * - `close:edited`   a close's edit is written in in-progress/, the move to done/ is not;
+ * - `return:edited`  a fail, yield, cancel or reclaim has edited the card in in-progress/, not moved it.
  *
  * Only tests set the variable; nothing in the board reads it anywhere else.
  */
-export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'reclaim:moved' | 'move:linked' | 'write:temp';
+export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'reclaim:moved' | 'move:linked' | 'write:temp' | 'close:edited' | 'return:edited';
 
 const counts = new Map<string, number>();
 

@@ -3,6 +3,7 @@ import { setFields } from '../format/frontmatter.js';
 import { appendRecord } from '../format/record.js';
 import type { CardField } from '../schema/card.js';
 import { writeFileAtomic } from './atomic-write.js';
+import type { HeldCardLock } from './card-lock.js';
 
 export interface CardEdit {
   /** Fields to set; `undefined` removes the field. Only the standard's card fields. */
@@ -11,6 +12,8 @@ export interface CardEdit {
   readonly record?: { readonly actor: string; readonly milestones: readonly string[] };
   /** Refuse (throw) unless the card as read passes this check: fencing against stale writers. */
   readonly expect?: (text: string) => void;
+  /** The card's transition lock: re-checked right before the write, so a holder taken over as stale writes nothing. */
+  readonly lock?: HeldCardLock;
 }
 
 /**
@@ -22,6 +25,7 @@ export async function editCard(file: string, edit: CardEdit, now: Date): Promise
   edit.expect?.(before);
   let text = edit.fields ? setFields(before, edit.fields) : before;
   if (edit.record) text = appendRecord(text, now, edit.record.actor, edit.record.milestones);
+  await edit.lock?.assertHeld();
   await writeFileAtomic(file, text);
   return text;
 }

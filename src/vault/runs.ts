@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
+import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
 
@@ -13,12 +13,17 @@ import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
  * and no started claim is returned as never started.
  */
 
+/** Why a supervisor stopped its worker (CONTRACT "Workers are under the board's control"). */
+export type StopReason = 'reclaimed' | 'cancelled' | 'timed-out' | 'returned';
+
 export interface RunRecord {
   readonly runId: string;
   readonly card: string;
   readonly claim: string;
   readonly state: 'started' | 'exited' | 'abandoned';
   readonly host: string;
+  /** The PID namespace of `host` the pids belong to (src/vault/host-identity.ts). */
+  readonly pidns?: string;
   /** The supervisor's pid. */
   readonly pid?: number;
   readonly workerPid?: number;
@@ -28,6 +33,23 @@ export interface RunRecord {
   readonly signal?: string | null;
   readonly log?: string;
   readonly error?: string;
+  /** How the run ended: the worker closed its card, exited on its own, or was stopped. */
+  readonly ended?: 'closed' | 'exited' | 'stopped';
+  readonly stopped?: StopReason;
+  /** The worker could not be started at all (spawn ENOENT/EACCES, sbatch refused): no attempt is spent. */
+  readonly startError?: { readonly code: string; readonly message: string };
+  /** The harness's time budget in ms, when it has one. */
+  readonly timeoutMs?: number;
+  /** Slurm runner: the job id and its last known state. */
+  readonly jobId?: string;
+  readonly jobState?: string;
+}
+
+/** A request to stop a run's worker, written before its card leaves the claim (cancel, reclaim). */
+export interface StopRequest {
+  readonly reason: StopReason;
+  readonly at: string;
+  readonly detail?: string;
 }
 
 export function runsDir(kanbanDir: string): string {
@@ -47,13 +69,49 @@ export async function readRunRecord(kanbanDir: string, runId: string): Promise<R
 }
 
 export function runFactOf(record: RunRecord): RunFact {
-  const sameHost = record.host === os.hostname();
+  const judgeable = sameProcessSpace(record);
   return {
     state: record.state,
     ...(record.pid !== undefined ? { pid: record.pid } : {}),
     ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
-    ...(record.state === 'started' && sameHost && record.pid !== undefined ? { alive: isProcessAlive(record.pid) } : {}),
+    ...(record.state === 'started' && judgeable && record.pid !== undefined ? { alive: isProcessAlive(record.pid) } : {}),
+    ...(record.stopped !== undefined ? { stopped: record.stopped } : {}),
+    ...(record.startError !== undefined ? { startError: `${record.startError.code}: ${record.startError.message}` } : {}),
+    ...(record.timeoutMs !== undefined ? { timeoutMs: record.timeoutMs } : {}),
   };
+}
+
+function stopFile(kanbanDir: string, runId: string): string {
+  return path.join(runsDir(kanbanDir), `${runId}.stop`);
+}
+
+/** Ask the run's supervisor (wherever it runs) to stop its worker, and say why. */
+export async function requestStop(kanbanDir: string, runId: string, request: StopRequest): Promise<void> {
+  await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+  await writeFileAtomic(stopFile(kanbanDir, runId), `${JSON.stringify(request)}\n`);
+}
+
+export async function readStopRequest(kanbanDir: string, runId: string): Promise<StopRequest | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(stopFile(kanbanDir, runId), 'utf8')) as StopRequest;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Signal a run's worker process group at once, when its pid can be judged here (same host and
+ * PID namespace): a tick or a cancel need not wait for the supervisor's next look. The supervisor
+ * still owns the SIGKILL that follows. True when a signal was sent.
+ */
+export function signalWorkerGroup(record: RunRecord | undefined, signal: NodeJS.Signals): boolean {
+  if (!record || record.workerPid === undefined || record.end !== undefined || !sameProcessSpace(record)) return false;
+  try {
+    process.kill(-record.workerPid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Create the record only if no one has: true when this caller created it. */
@@ -70,4 +128,31 @@ export async function createRunRecordExclusive(kanbanDir: string, record: RunRec
 
 export async function updateRunRecord(kanbanDir: string, record: RunRecord): Promise<void> {
   await writeFileAtomic(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * How many of the card's runs before `currentRunId`, most recent first, never started (abandoned,
+ * or a worker that could not be started), up to the first that did. Run ids begin with the card's
+ * stem; each candidate record is checked for its card name.
+ */
+export async function neverStartedInARow(kanbanDir: string, card: string, currentRunId: string): Promise<number> {
+  const stem = card.replace(/\.md$/, '');
+  let names: string[];
+  try {
+    names = (await fs.readdir(runsDir(kanbanDir))).filter((n) => n.startsWith(`${stem}.`) && n.endsWith('.json') && n !== `${currentRunId}.json`);
+  } catch {
+    return 0;
+  }
+  const records: RunRecord[] = [];
+  for (const n of names) {
+    const r = await readRunRecord(kanbanDir, n.slice(0, -'.json'.length));
+    if (r && r.card === card) records.push(r);
+  }
+  records.sort((a, b) => (a.claim < b.claim ? 1 : a.claim > b.claim ? -1 : 0));
+  let n = 0;
+  for (const r of records) {
+    if (r.state === 'abandoned' || r.startError !== undefined) n += 1;
+    else break;
+  }
+  return n;
 }

@@ -65,7 +65,7 @@ function guardWired(settingsFile) {
 const run = makeRunDir('claude');
 const settingsFile = path.join(run.config, 'settings.json');
 fs.writeFileSync(settingsFile, `${JSON.stringify(settings(), null, 2)}\n`, { mode: 0o600 });
-const env = { ...process.env, HOME: run.home, CLAUDE_CONFIG_DIR: run.config };
+const env = { ...process.env, HOME: run.home, CLAUDE_CONFIG_DIR: run.config, TMPDIR: run.tmp };
 Object.assign(env, searchAndVerbShims(run, env));
 const vault = process.env.BOARD_VAULT;
 const args = [...process.argv.slice(2), '--settings', settingsFile, ...(vault ? ['--add-dir', vault] : [])];

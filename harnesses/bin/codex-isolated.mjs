@@ -89,7 +89,7 @@ function guardWired(configDir) {
 }
 
 const run = makeRunDir('codex');
-const env = { ...process.env, HOME: run.home, CODEX_HOME: run.config };
+const env = { ...process.env, HOME: run.home, CODEX_HOME: run.config, TMPDIR: run.tmp };
 Object.assign(env, searchAndVerbShims(run, env));
 if (env.OPENAI_API_KEY && !env.CODEX_API_KEY) env.CODEX_API_KEY = env.OPENAI_API_KEY;
 if (env.CODEX_API_KEY && !env.OPENAI_API_KEY) env.OPENAI_API_KEY = env.CODEX_API_KEY;

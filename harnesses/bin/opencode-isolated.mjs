@@ -99,7 +99,7 @@ async function guardWired(pluginFile) {
 
 const run = makeRunDir('opencode');
 const xdg = { XDG_CONFIG_HOME: 'config', XDG_DATA_HOME: 'share', XDG_CACHE_HOME: 'cache', XDG_STATE_HOME: 'state' };
-const env = { ...process.env, HOME: run.home, OPENCODE_CONFIG: path.join(run.config, 'opencode.json'), OPENCODE_CONFIG_DIR: run.config };
+const env = { ...process.env, HOME: run.home, OPENCODE_CONFIG: path.join(run.config, 'opencode.json'), OPENCODE_CONFIG_DIR: run.config, TMPDIR: run.tmp };
 for (const [name, sub] of Object.entries(xdg)) {
   env[name] = path.join(run.home, sub);
   fs.mkdirSync(env[name], { recursive: true });

@@ -25,8 +25,9 @@ export const checking = process.env.BOARD_HARNESS_CHECK === '1';
 export function makeRunDir(cli) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `board-${cli}-`));
   fs.chmodSync(dir, 0o700);
-  const run = { dir, home: path.join(dir, 'home'), config: path.join(dir, 'config'), work: path.join(dir, 'work') };
-  for (const sub of [run.home, run.config, run.work]) fs.mkdirSync(sub, { mode: 0o700 });
+  // tmp: the CLI's own TMPDIR, so its temp files (task outputs, sockets) go with the run folder.
+  const run = { dir, home: path.join(dir, 'home'), config: path.join(dir, 'config'), work: path.join(dir, 'work'), tmp: path.join(dir, 'tmp') };
+  for (const sub of [run.home, run.config, run.work, run.tmp]) fs.mkdirSync(sub, { mode: 0o700 });
   return run;
 }
 

@@ -29,9 +29,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CREDENTIAL_DIR_GLOBS, CREDENTIAL_FILE_GLOBS } from '../guard/credential-rules.mjs';
-import { checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
+import { HOOK_DIRECT, checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
 
 const GUARD = guardFile('claude-pretooluse.mjs');
+/** Claude Code versions this wrapper and harnesses/claude-code.yml were tested with (test/clients). */
+export const TESTED = ['2.1.332'];
 
 function settings() {
   return {
@@ -53,10 +55,12 @@ function guardWired(settingsFile) {
     const command = wired.hooks.PreToolUse[0].hooks[0].command;
     if (!fs.existsSync(GUARD) || !command.includes(GUARD)) return { wired: false, detail: `settings.json does not call ${GUARD}` };
     const probe = (event) => spawnSync(process.execPath, [GUARD], { input: JSON.stringify(event), encoding: 'utf8', timeout: 15_000 }).status;
-    const refused = probe({ tool_name: 'Bash', tool_input: { command: 'printenv' } });
+    const dump = probe({ tool_name: 'Bash', tool_input: { command: 'printenv' } });
+    const key = probe({ tool_name: 'Read', tool_input: { file_path: `${process.env.HOME ?? '/home/user'}/.ssh/id_rsa` } });
     const allowed = probe({ tool_name: 'Read', tool_input: { file_path: '/vault/notes/example.md' } });
-    if (refused !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${refused}/${allowed} instead of 2 (refuse) / 0 (allow)` };
-    return { wired: true, detail: `PreToolUse hook ${path.relative(path.dirname(path.dirname(GUARD)), GUARD)} in the run's settings.json (refuses printenv, allows vault reads)` };
+    if (dump !== 2 || key !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${dump}/${key}/${allowed} instead of 2 (refuse printenv) / 2 (refuse ~/.ssh/id_rsa) / 0 (allow a vault read)` };
+    if (!wired.permissions?.deny?.some((r) => r.includes('.env'))) return { wired: false, detail: 'settings.json lacks the Read deny rules that keep Grep out of credential files' };
+    return { wired: true, detail: `PreToolUse hook ${path.relative(path.dirname(path.dirname(GUARD)), GUARD)} in the run's settings.json (refuses ~/.ssh/id_rsa and printenv, allows vault reads); Read deny rules keep Grep/Glob out of credential files` };
   } catch (error) {
     return { wired: false, detail: `cannot verify the hook: ${error.message}` };
   }
@@ -70,5 +74,5 @@ Object.assign(env, searchAndVerbShims(run, env));
 const vault = process.env.BOARD_VAULT;
 const args = [...process.argv.slice(2), '--settings', settingsFile, ...(vault ? ['--add-dir', vault] : [])];
 
-if (checking) report({ cli: 'claude', overrideVar: 'CLAUDE_BIN', env, guard: guardWired(settingsFile), run });
+if (checking) report({ cli: 'claude', overrideVar: 'CLAUDE_BIN', env, guard: guardWired(settingsFile), run, tested: TESTED, notChecked: [HOOK_DIRECT] });
 else runCli({ cli: 'claude', overrideVar: 'CLAUDE_BIN', args, env, cwd: run.work, run });

@@ -46,11 +46,14 @@
 // developers.openai.com codex environment variables (CODEX_HOME must already exist,
 // CODEX_API_KEY for exec); developers.openai.com/codex/hooks; `codex exec --help` and
 // `codex features list` of 0.171.0.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { boardLogsDir, checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
+import { HOOK_DIRECT, boardLogsDir, checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
 
 const RULES = guardFile('codex.rules');
+/** Codex versions this wrapper and harnesses/codex.yml were tested with (test/clients). */
+export const TESTED = ['0.171.0'];
 const HOOK = guardFile('claude-pretooluse.mjs');
 const OFF_FEATURES = ['goals', 'apps', 'plugins', 'remote_plugin', 'image_generation', 'sleep_tool', 'skill_search'];
 
@@ -85,7 +88,13 @@ function guardWired(configDir) {
   }
   if (!text.includes(HOOK) || !fs.existsSync(HOOK)) return { wired: false, detail: `config.toml does not wire the PreToolUse hook ${HOOK}` };
   if (!fs.existsSync(rules) || !fs.readFileSync(rules, 'utf8').includes('"printenv"')) return { wired: false, detail: 'the execpolicy rules are missing' };
-  return { wired: true, detail: 'PreToolUse hook guard/claude-pretooluse.mjs in the run\'s CODEX_HOME config.toml; keys stripped from the shell env; guard/codex.rules; sandbox writes: vault + logs/' };
+  // Codex sends the hook what Claude Code does: { tool_name: "Bash", tool_input: { command } }.
+  const probe = (command) => spawnSync(process.execPath, [HOOK], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }), encoding: 'utf8', timeout: 15_000 }).status;
+  const key = probe('cat ~/.ssh/id_rsa');
+  const dump = probe("sh -c 'pri''ntenv'");
+  const allowed = probe('cat notes/example.md');
+  if (key !== 2 || dump !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${key}/${dump}/${allowed} instead of 2 (refuse cat ~/.ssh/id_rsa) / 2 (refuse an env dump) / 0 (allow a vault read)` };
+  return { wired: true, detail: 'PreToolUse hook guard/claude-pretooluse.mjs in the run\'s CODEX_HOME config.toml (refuses cat ~/.ssh/id_rsa and env dumps, allows vault reads); keys stripped from the shell env; guard/codex.rules; sandbox writes: vault + logs/' };
 }
 
 const run = makeRunDir('codex');
@@ -102,5 +111,5 @@ const args = process.argv.slice(2);
 const sub = args.indexOf('exec');
 if (sub >= 0 && !args.includes('--dangerously-bypass-hook-trust')) args.splice(sub + 1, 0, '--dangerously-bypass-hook-trust');
 
-if (checking) report({ cli: 'codex', overrideVar: 'CODEX_BIN', env, guard: guardWired(run.config), run });
+if (checking) report({ cli: 'codex', overrideVar: 'CODEX_BIN', env, guard: guardWired(run.config), run, tested: TESTED, notChecked: [HOOK_DIRECT, 'the sandbox (bubblewrap) is not started: `npm run test:clients` exercises it'] });
 else runCli({ cli: 'codex', overrideVar: 'CODEX_BIN', args, env, cwd: process.cwd(), run });

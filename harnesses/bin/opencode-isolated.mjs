@@ -32,9 +32,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CREDENTIAL_DIR_GLOBS, CREDENTIAL_FILE_GLOBS, HARMLESS_ENV_GLOBS } from '../guard/credential-rules.mjs';
-import { checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims } from './lib/isolate.mjs';
+import { HOOK_DIRECT, checking, findCli, guardFile, makeRunDir, report, runCli, searchAndVerbShims } from './lib/isolate.mjs';
 
 const PLUGIN = guardFile('opencode-plugin.mjs');
+/** OpenCode versions this wrapper and harnesses/opencode.yml were tested with (test/clients). */
+export const TESTED = ['1.18.33'];
 const MAX_STEPS = Number(process.env.BOARD_MAX_STEPS ?? 30);
 
 /** OpenCode's `read` permission patterns, from the shared rule table (last matching rule wins). */
@@ -88,10 +90,12 @@ async function guardWired(pluginFile) {
     if (!fs.readFileSync(pluginFile, 'utf8').includes(pathToFileURL(PLUGIN).href)) return { wired: false, detail: `${pluginFile} does not load ${PLUGIN}` };
     const { BoardCredentialGuard } = await import(pathToFileURL(PLUGIN).href);
     const hooks = await BoardCredentialGuard({});
-    const refused = await hooks['tool.execute.before']({ tool: 'bash' }, { args: { command: 'printenv' } }).then(() => false, () => true);
+    const refused =
+      (await hooks['tool.execute.before']({ tool: 'bash' }, { args: { command: 'printenv' } }).then(() => false, () => true)) &&
+      (await hooks['tool.execute.before']({ tool: 'read' }, { args: { filePath: '/vault/notes/team.env' } }).then(() => false, () => true));
     const allowed = await hooks['tool.execute.before']({ tool: 'read' }, { args: { filePath: '/vault/notes/example.md' } }).then(() => true, () => false);
-    if (!refused || !allowed) return { wired: false, detail: 'the plugin does not refuse printenv or does not allow a vault read' };
-    return { wired: true, detail: 'plugin guard/opencode-plugin.mjs in the run\'s OPENCODE_CONFIG_DIR/plugins (refuses printenv, allows vault reads); read/bash permissions deny credentials' };
+    if (!refused || !allowed) return { wired: false, detail: 'the plugin does not refuse printenv and a .env read, or does not allow a vault read' };
+    return { wired: true, detail: 'plugin guard/opencode-plugin.mjs in the run\'s OPENCODE_CONFIG_DIR/plugins (refuses a .env read and printenv, allows vault reads); read/bash permissions deny credentials' };
   } catch (error) {
     return { wired: false, detail: `cannot load the plugin: ${error.message}` };
   }
@@ -122,5 +126,8 @@ for (const dir of [globalConfig, run.config]) {
   fs.writeFileSync(path.join(dir, 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { [PLUGIN_PKG]: '*' } } } })}\n`);
 }
 
-if (checking) report({ cli: 'opencode', overrideVar: 'OPENCODE_BIN', env, guard: await guardWired(pluginFile), run });
+if (checking) {
+  const warnings = findCli('rg', '', env) ? [] : ['ripgrep (`rg`) is not on the harness PATH: OpenCode would download it on every run (and its grep tool fails offline)'];
+  report({ cli: 'opencode', overrideVar: 'OPENCODE_BIN', env, guard: await guardWired(pluginFile), run, tested: TESTED, warnings, notChecked: [HOOK_DIRECT] });
+}
 else runCli({ cli: 'opencode', overrideVar: 'OPENCODE_BIN', args: process.argv.slice(2), env, cwd: run.work, run });

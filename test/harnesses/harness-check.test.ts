@@ -37,7 +37,7 @@ describe('board harness check', () => {
     expect(text).toContain('installed: claude 9.9.9 (fake claude)');
     expect(text).toContain('wired: PreToolUse hook');
     expect(text).toContain('ANTHROPIC_API_KEY=<private>');
-    expect(text).toContain('--model claude-sonnet-4-5');
+    expect(text).toContain('--model claude-sonnet-5-5');
     expect(text).toContain(`BOARD_CARD=${path.join(fixture.vault, 'KANBAN', 'in-progress', 'example.md')}`);
     expect(text).toContain('verdict:  ready');
     for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
@@ -51,9 +51,9 @@ describe('board harness check', () => {
     const report = JSON.parse(out());
     expect(report.installed).toMatchObject({ ok: true, cli: 'codex', version: '9.9.9 (fake codex)' });
     expect(report.guard).toMatchObject({ declared: 'guard/codex.rules', exists: true, wired: true });
-    expect(report.model.value).toBe('gpt-5.1-codex-max');
+    expect(report.model.value).toBe('gpt-6.2-astra');
     expect(report.command.file).toBe('node');
-    expect(report.command.args.slice(0, 4)).toEqual([path.join(dir, 'bin', 'codex-isolated.mjs'), 'exec', '--model', 'gpt-5.1-codex-max']);
+    expect(report.command.args.slice(0, 4)).toEqual([path.join(dir, 'bin', 'codex-isolated.mjs'), 'exec', '--model', 'gpt-6.2-astra']);
     expect(report.command.env.OPENAI_API_KEY).toBe('<private>');
     expect(report.command.env.BOARD_CARD.endsWith(path.join('in-progress', 'x.md'))).toBe(true);
     expect(JSON.stringify(report)).not.toContain(SECRETS.OPENAI_API_KEY);

@@ -120,10 +120,35 @@ export function versionOf(file, env) {
   return out.status === 0 && text ? text : null;
 }
 
-/** Check mode: report and clean up. */
-export function report({ cli, overrideVar, env, guard, run }) {
+/** Said by every shipped wrapper's check: the guard is probed directly, the CLI is not started. */
+export const HOOK_DIRECT = 'the guard was run directly, not fired by the CLI itself (`npm run test:clients` proves the CLI fires it)';
+
+/** x.y.z out of a `--version` line ("2.1.332 (Claude Code)", "codex-cli 0.171.0"). */
+export function semver(text) {
+  return /\d+\.\d+\.\d+/.exec(text ?? '')?.[0] ?? null;
+}
+
+/**
+ * Are the `board card` verbs reachable from the shell the CLI gives the model? Runs
+ * `board card --help` with the CLI's environment through bash (or sh), as the CLIs run commands.
+ */
+export function verbsReachable(env) {
+  const shell = findCli('bash', '', env) ?? findCli('sh', '', env) ?? '/bin/sh';
+  const out = spawnSync(shell, ['-c', 'command -v board && board card --help'], { env, encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const where = (out.stdout ?? '').split('\n')[0]?.trim();
+  if (out.status === 0) return { reachable: true, detail: `\`board card\` answers from ${path.basename(shell)} -c (${where})` };
+  const why = out.status === 127 || !where ? `\`board\` is not on the CLI's PATH (${env.PATH ?? ''}) and BOARD_BIN is ${env.BOARD_BIN ? `${env.BOARD_BIN}, which does not run` : 'unset'}` : (out.stderr ?? '').trim().split('\n')[0];
+  return { reachable: false, detail: why };
+}
+
+/**
+ * Check mode: one JSON line for `board harness check`, then clean up:
+ * `{ cli, path, version, tested, guard: { wired, detail }, verbs: { reachable, detail }, notChecked, warnings }`.
+ * `tested`: the CLI versions this wrapper was tested with (test/clients).
+ */
+export function report({ cli, overrideVar, env, guard, run, tested = [], notChecked = [], warnings = [] }) {
   const file = findCli(cli, overrideVar, env);
-  const result = { cli, path: file, version: versionOf(file, env), guard };
+  const result = { cli, path: file, version: versionOf(file, env), tested, guard, verbs: verbsReachable(env), notChecked, warnings };
   if (run) removeRunDir(run);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);

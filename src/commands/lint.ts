@@ -1,6 +1,7 @@
 import { EXIT, formatProblem } from '../errors.js';
 import { gatherLintInput } from '../lint/gather.js';
 import { lint } from '../lint/index.js';
+import { askModelCatalogs, checkModelCatalogs } from '../lint/models.js';
 import type { CommandEnv, GlobalOptions } from './common.js';
 
 /**
@@ -10,12 +11,17 @@ import type { CommandEnv, GlobalOptions } from './common.js';
 export async function lintCommand(options: GlobalOptions, env: CommandEnv): Promise<number> {
   const input = await gatherLintInput({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
   const findings = lint(input);
+  // Advice from the installed CLIs (models they do not know): printed, never fails lint.
+  const warnings = checkModelCatalogs(input, askModelCatalogs(input));
+  const warningLines = warnings.map((w) => `warning: ${w.file}: ${w.field}: ${w.reason}\n`).join('');
   if (options.json) {
-    env.stdout(`${JSON.stringify({ ok: findings.length === 0, vault: input.vault, checked: counts(input), findings }, null, 2)}\n`);
+    env.stdout(`${JSON.stringify({ ok: findings.length === 0, vault: input.vault, checked: counts(input), findings, warnings }, null, 2)}\n`);
   } else if (findings.length === 0) {
+    env.stdout(warningLines);
     const c = counts(input);
     env.stdout(`lint: clean — ${c.profiles} profiles, ${c.cards} cards, ${c.harnesses} harnesses and the models table checked\n`);
   } else {
+    env.stdout(warningLines);
     env.stdout(`${findings.map((f) => `${formatProblem(f)}  [${f.check}]`).join('\n')}\n\nlint: ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
   }
   return findings.length === 0 ? EXIT.ok : EXIT.failure;

@@ -159,3 +159,23 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
     });
   });
 }
+
+describe.skipIf(!installed('codex') || !installed('opencode'))('board lint asks the installed CLIs about models.yml, offline', () => {
+  it('the shipped models.yml draws no warning from the tested CLIs; stale ids do', () => {
+    const b = makeClientBoard('codex', { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    boards.push(b);
+    // Both harnesses reach the installed CLIs (PATH is the edit; nothing else changes).
+    const opencode = path.join(b.harnesses, 'opencode.yml');
+    const codexPath = /^  PATH: .*$/m.exec(fs.readFileSync(path.join(b.harnesses, 'codex.yml'), 'utf8'))![0];
+    fs.writeFileSync(opencode, fs.readFileSync(opencode, 'utf8').replace(/^  PATH: .*$/m, codexPath));
+    const shipped = JSON.parse(board(b, 'lint', '--json').stdout);
+    expect(shipped.warnings).toEqual([]);
+
+    const stale = path.join(b.root, 'stale-models.yml');
+    fs.writeFileSync(stale, 'claude-code: { standard: claude-sonnet-4-5 }\ncodex: { standard: gpt-5.1-codex }\nopencode: { standard: anthropic/claude-sonnet-5-5 }\nlocal-model: { standard: local-gguf }\n');
+    fs.writeFileSync(b.config, fs.readFileSync(b.config, 'utf8').replace(/^models: .*$/m, `models: ${stale}`));
+    const r = board(b, 'lint');
+    expect(r.stdout).toMatch(/warning: .*stale-models\.yml: codex\.standard: codex does not know model "gpt-5\.1-codex"/);
+    expect(r.stdout).toMatch(/warning: .*opencode\.standard: opencode does not know model "anthropic\/claude-sonnet-5-5"/);
+  });
+});

@@ -165,7 +165,8 @@ export function runCli({ cli, overrideVar, args, env, cwd, run }) {
     removeRunDir(run);
     process.exit(127);
   }
-  const child = spawn(file, args, { env, cwd, stdio: 'inherit', shell: false });
+  // PWD too: some CLIs (OpenCode) take their project folder from it rather than from the cwd.
+  const child = spawn(file, args, { env: { ...env, PWD: cwd }, cwd, stdio: 'inherit', shell: false });
   const forward = (signal) => child.kill(signal);
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward);
   child.once('error', (error) => {

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 /**
  * The supervisor of one run: started detached by a tick, it launches the worker for exactly one
- * claim and records what happened (pid, start, end, exit code) in the run record on the board.
- * It refuses to launch when the claim is no longer the card's (the card was reclaimed, or
- * another supervisor already started this claim).
+ * claim and records what happened (pid, start, end, exit code, how it ended) in the run record on
+ * the board. It refuses to launch when the claim is no longer the card's (the card was reclaimed,
+ * or another supervisor already started this claim). While the worker runs it keeps the board's
+ * control over it: when the card stops being this claim's (reclaimed, cancelled, returned) or the
+ * harness's `timeout` passes, the worker's whole process group is stopped (SIGTERM, SIGKILL 10 s
+ * later). This holds on every host: the supervisor runs where its worker runs.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
-import { createRunRecordExclusive, updateRunRecord, type RunRecord } from './vault/runs.js';
+import { hostIdentity } from './vault/host-identity.js';
+import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
+import { selectRunner } from './worker/select-runner.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
@@ -19,15 +22,28 @@ function note(logFile: string, line: string): void {
   fs.appendFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
 }
 
-function claimStillHeld(job: RunJob): string | undefined {
-  let text: string;
+/** A supervisor looks at its claim this often (CONTRACT: at most every 5 s). */
+const CLAIM_WATCH_MS = 2_000;
+/** SIGTERM to the worker's group, then SIGKILL this much later. */
+const STOP_GRACE_MS = 10_000;
+
+type ClaimState = { held: true } | { held: false; closed: boolean; why: string };
+
+/** Whether the card is still this claim's: in in-progress/ with our `claimed`; `closed` when it reached done/ under it. */
+function claimState(job: RunJob): ClaimState {
   try {
-    text = fs.readFileSync(job.card, 'utf8');
+    const claimed = parseFrontMatter(fs.readFileSync(job.card, 'utf8')).data.claimed;
+    return claimed === job.claim ? { held: true } : { held: false, closed: false, why: `the card's claim is now ${JSON.stringify(claimed ?? null)}, not ${job.claim}` };
   } catch {
-    return 'the card is no longer in in-progress/';
+    // Not in in-progress/ (or unreadable there): closed under this claim, or gone from it.
   }
-  const claimed = parseFrontMatter(text).data.claimed;
-  return claimed === job.claim ? undefined : `the card's claim is now ${JSON.stringify(claimed)}, not ${job.claim}`;
+  try {
+    const done = path.join(path.dirname(path.dirname(job.card)), 'done', path.basename(job.card));
+    if (parseFrontMatter(fs.readFileSync(done, 'utf8')).data.claimed === job.claim) return { held: false, closed: true, why: 'the card was closed' };
+  } catch {
+    // Not in done/ either.
+  }
+  return { held: false, closed: false, why: 'the card is no longer in in-progress/' };
 }
 
 async function main(): Promise<number> {
@@ -46,53 +62,94 @@ async function main(): Promise<number> {
   delete workerEnv[SUPERVISOR_JOB_VAR];
   fs.mkdirSync(path.dirname(job.logFile), { recursive: true });
 
-  const refused = claimStillHeld(job);
-  if (refused) {
-    note(job.logFile, `not starting ${job.runId}: ${refused}`);
+  const before = claimState(job);
+  if (!before.held) {
+    note(job.logFile, `not starting ${job.runId}: ${before.why}`);
     return 0;
   }
+  const here = hostIdentity();
   const base: RunRecord = {
     runId: job.runId,
     card: path.basename(job.card),
     claim: job.claim,
     state: 'started',
-    host: os.hostname(),
+    host: here.host,
+    ...(here.pidns !== undefined ? { pidns: here.pidns } : {}),
     pid: process.pid,
     start: new Date().toISOString(),
     log: job.logFile,
+    ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
   };
   if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
     note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
     return 0;
   }
-  note(job.logFile, `starting ${job.command.file} for ${base.card} (run ${job.runId}) in ${job.command.cwd}`);
-  const out = fs.openSync(job.logFile, 'a');
-  // Record updates are chained so a late "spawned" write can never overwrite the "exited" one.
+  note(job.logFile, `starting ${job.command.file} for ${base.card} (run ${job.runId}) in ${job.command.cwd}${job.timeoutMs !== undefined ? `, time budget ${job.timeoutMs / 1000} s` : ''}`);
+  // Record updates are chained so a late write can never overwrite the final one.
   let writes = Promise.resolve();
-  const record = (update: Partial<RunRecord>) => (writes = writes.then(() => updateRunRecord(job.kanbanDir, { ...base, ...update })));
-  const finish = (update: Partial<RunRecord>) => {
-    const end = new Date().toISOString();
-    return record({ ...update, state: 'exited', end }).then(() => recordProvenance(job, base, { ...update, end }));
+  let current: RunRecord = base;
+  const record = (update: Partial<RunRecord>) => {
+    current = { ...current, ...update };
+    const snapshot = current;
+    return (writes = writes.then(() => updateRunRecord(job.kanbanDir, snapshot)).catch((error: Error) => note(job.logFile, `could not update the run record: ${error.message}`)));
   };
-  return new Promise<number>((resolve) => {
-    const child = spawn(job.command.file, [...job.command.args], {
-      cwd: job.command.cwd,
-      env: workerEnv,
-      stdio: ['ignore', out, out],
-      shell: false,
-    });
-    child.once('error', (error) => {
-      note(job.logFile, `worker could not start: ${error.message}`);
-      void finish({ exitCode: null, error: error.message }).then(() => resolve(1));
-    });
-    child.once('spawn', () => {
-      if (child.pid !== undefined) void record({ workerPid: child.pid });
-    });
-    child.once('exit', (code, signal) => {
-      note(job.logFile, `worker exited with ${code !== null ? `code ${code}` : `signal ${signal}`}`);
-      void finish({ ...(child.pid !== undefined ? { workerPid: child.pid } : {}), exitCode: code, signal }).then(() => resolve(0));
-    });
-  });
+
+  const runner = await selectRunner(job.runner);
+  const worker = await runner.start({ ...job.command, env: workerEnv as Record<string, string> }, job.logFile);
+  if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });
+
+  // The board's control over the worker: its claim, watched, and its time budget.
+  let stopped: StopReason | undefined;
+  let closed = false;
+  const stop = (reason: StopReason, why: string) => {
+    if (stopped) return;
+    stopped = reason;
+    note(job.logFile, `stopping the worker (${reason}): ${why}; SIGTERM to its process group, SIGKILL ${STOP_GRACE_MS / 1000} s later`);
+    void worker.stop(STOP_GRACE_MS);
+  };
+  const watch = setInterval(() => {
+    void (async () => {
+      if (stopped || closed) return;
+      const state = claimState(job);
+      if (state.held) return;
+      if (state.closed) {
+        closed = true;
+        return;
+      }
+      const request = await readStopRequest(job.kanbanDir, job.runId);
+      stop(request?.reason ?? 'returned', request?.detail ? `${state.why} (${request.detail})` : state.why);
+    })();
+  }, CLAIM_WATCH_MS);
+  const budget = job.timeoutMs !== undefined ? setTimeout(() => stop('timed-out', `still running after its harness's timeout of ${job.timeoutMs! / 1000} s`), job.timeoutMs) : undefined;
+
+  const exit = await worker.exited;
+  clearInterval(watch);
+  if (budget) clearTimeout(budget);
+  if (exit.startError) {
+    note(job.logFile, `worker could not start: ${exit.startError.code}: ${exit.startError.message}`);
+  } else {
+    note(job.logFile, `worker exited with ${exit.exitCode !== null ? `code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`}`);
+  }
+  if (!closed && !stopped) {
+    const after = claimState(job);
+    closed = !after.held && after.closed;
+  }
+  const end = new Date().toISOString();
+  const final: Partial<RunRecord> = {
+    state: 'exited',
+    end,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    ended: stopped ? 'stopped' : closed ? 'closed' : 'exited',
+    ...(stopped ? { stopped } : {}),
+    ...(exit.startError ? { startError: exit.startError, error: exit.startError.message } : {}),
+    ...(exit.jobState !== undefined ? { jobState: exit.jobState } : {}),
+  };
+  await record(final);
+  await recordProvenance(job, base, { ...current, ...final });
+  // Whatever the worker left behind in its group (a daemon it forked, a grandchild) goes too.
+  await worker.stop(STOP_GRACE_MS);
+  return exit.startError ? 1 : 0;
 }
 
 /**
@@ -125,7 +182,9 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
       run: job.runId,
       cause: p.cause,
       ...(done.workerPid !== undefined ? { pid: done.workerPid } : {}),
-      detail: done.error ? `worker could not start: ${done.error}` : `exit ${done.exitCode ?? `signal ${done.signal ?? '?'}`}`,
+      detail: done.error
+        ? `worker could not start: ${done.error}`
+        : `exit ${done.exitCode ?? `signal ${done.signal ?? '?'}`}${done.stopped ? ` (stopped: ${done.stopped})` : ''}`,
       data: { exit_code: done.exitCode ?? null, tokens: cost?.tokens, usd: cost?.usd },
     });
   } catch (error) {

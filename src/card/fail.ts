@@ -54,7 +54,7 @@ export async function failCard(ctx: CardContext, ref: string, reason: string): P
 }
 
 /** The verbs' in-progress/ → pending/ (see returnToPending), a name clash refused with nothing written. */
-export async function returnOrRefuse(lock: HeldCardLock, found: FoundCard, ctx: CardContext, edit: CardEdit): Promise<{ to: string; text: string }> {
+export async function returnOrRefuse(lock: HeldCardLock, found: FoundCard, ctx: CardContext, edit: Omit<CardEdit, 'lock'>): Promise<{ to: string; text: string }> {
   try {
     return await returnToPending(lock, found.file, ctx.layout.pending, edit, ctx.now);
   } catch (error) {

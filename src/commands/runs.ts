@@ -15,10 +15,16 @@ export function withRunRecord(m: RunManifest, record: RunRecord | undefined): Ru
     ...(m.start === undefined && record.start !== undefined ? { start: record.start } : {}),
     ...(m.end === undefined && record.end !== undefined ? { end: record.end } : {}),
     ...(m.exit_code === undefined && record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
+    ...(record.ended !== undefined ? { ended: record.ended } : {}),
+    ...(record.stopped !== undefined ? { stopped: record.stopped } : {}),
+    ...(record.startError !== undefined ? { start_error: `${record.startError.code}: ${record.startError.message}` } : {}),
   };
 }
 
 export function runState(m: RunManifest): string {
+  if (m.start_error !== undefined) return `could not start (${m.start_error})`;
+  if (m.stopped !== undefined) return `stopped: ${m.stopped}`;
+  if (m.ended === 'closed') return `closed${m.exit_code !== undefined && m.exit_code !== null ? `, exit ${m.exit_code}` : ''}`;
   if (m.end !== undefined) return m.exit_code === null || m.exit_code === undefined ? `ended${m.signal ? ` (${m.signal})` : ''}` : `exit ${m.exit_code}`;
   if (m.start !== undefined) return 'running';
   return 'claimed';

@@ -60,6 +60,12 @@ export const manifestSchema = z.object({
   end: z.string().optional(),
   exit_code: z.number().int().nullable().optional(),
   signal: z.string().nullable().optional(),
+  /** How the run ended (from the run record): the worker closed its card, exited, or was stopped. */
+  ended: z.enum(['closed', 'exited', 'stopped']).optional(),
+  /** Why it was stopped: reclaimed, cancelled, timed-out, returned. */
+  stopped: z.string().optional(),
+  /** The worker could not be started at all. */
+  start_error: z.string().optional(),
   cost: costSchema.optional(),
 });
 

@@ -6,6 +6,7 @@ import { roundJournalOf, tickJournal } from './journal-round.js';
 import { reclaimZombies } from './reclaim-zombies.js';
 import { repairDoubleLinks } from './repair-double-links.js';
 import { sweepTempFiles } from './sweep-temp-files.js';
+import { sweepCardLocks } from '../vault/card-lock.js';
 import { writeScheduled } from './write-scheduled.js';
 
 // Planning is its own module, so `dry-run` and `status` load none of the execution steps.
@@ -50,6 +51,8 @@ export async function executePlan(ctx: RoundContext, plan: Plan, options: Execut
     return transitions;
   }
   await sweepTempFiles(round);
+  // Card locks that dead holders left (none of them a close still to finish), and old tombstones.
+  for (const name of await sweepCardLocks(round.layout.kanban, Date.now()).catch(() => [])) round.logger.info({ lock: `KANBAN/.locks/${name}` }, 'removed a card lock left by a dead holder');
   await journal.census(plan);
   return transitions;
 }

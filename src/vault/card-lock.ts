@@ -106,7 +106,7 @@ export function staleness(owner: CardLockOwner, now: number, staleMs = CARD_LOCK
 
 function isHeldCode(code: string | undefined): boolean {
   // A rename onto a non-empty folder: ENOTEMPTY or EEXIST by POSIX; sshfs and some FUSE
-  // filesystems say EPERM. Whether it was really held is decided by looking (see below).
+  // filesystems say EPERM.
   return code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EPERM';
 }
 
@@ -120,8 +120,13 @@ export async function pathExists(file: string): Promise<boolean> {
   }
 }
 
-/** Try once to create the lock. */
-async function tryCreate(lock: string, owner: CardLockOwner): Promise<boolean> {
+/**
+ * Try once to create the lock: true when created, false when someone held it at that moment (it
+ * may be gone already: the caller looks again). An EPERM is taken for a held lock only while the
+ * lock, or the memory of one, is there: `permRetries` bounds how often an unexplained EPERM (a
+ * real permission problem) is retried before it is thrown.
+ */
+async function tryCreate(lock: string, owner: CardLockOwner, permRetries: { left: number }): Promise<boolean> {
   const temp = path.join(path.dirname(lock), `.new.${owner.token}`);
   await fs.mkdir(temp, { recursive: true });
   await fs.writeFile(path.join(temp, 'owner.json'), `${JSON.stringify(owner)}\n`, { flag: 'wx' });
@@ -131,7 +136,8 @@ async function tryCreate(lock: string, owner: CardLockOwner): Promise<boolean> {
   } catch (error) {
     await fs.rm(temp, { recursive: true, force: true });
     const code = (error as NodeJS.ErrnoException).code;
-    if (isHeldCode(code) && (await pathExists(lock))) return false;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
+    if (code === 'EPERM' && ((await pathExists(lock)) || permRetries.left-- > 0)) return false;
     throw error;
   }
 }
@@ -178,8 +184,9 @@ export async function acquireCardLock(kanbanDir: string, card: string, op: strin
   const deadline = Date.now() + (options.waitMs ?? 0);
   let retired: CardLockOwner | undefined;
   let holder: CardLockOwner | undefined;
+  const permRetries = { left: 3 };
   for (let round = 0; ; round += 1) {
-    if (await tryCreate(lock, owner)) break;
+    if (await tryCreate(lock, owner, permRetries)) break;
     holder = await readCardLockOwner(lock);
     if (holder && staleness(holder, clock(), staleMs) !== undefined) {
       if (await retire(lock, holder)) retired = holder;

@@ -6,7 +6,6 @@
  * Points:
  * - `claim:moved`    a claim's move into in-progress/ is done, its stamp is not;
  * - `claim:stamped`  the claim is stamped, its supervisor not started;
- * - `reclaim:moved`  a reclaimed card is back in pending/, its edit not written;
  * - `move:linked`    a move's hard link exists, the old name is not unlinked yet;
  * - `write:temp`     an atomic write's temp file is complete, not renamed into place;
  * - `close:edited`   a close's edit is written in in-progress/, the move to done/ is not;
@@ -14,7 +13,7 @@
  *
  * Only tests set the variable; nothing in the board reads it anywhere else.
  */
-export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'reclaim:moved' | 'move:linked' | 'write:temp' | 'close:edited' | 'return:edited';
+export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'move:linked' | 'write:temp' | 'close:edited' | 'return:edited';
 
 const counts = new Map<string, number>();
 

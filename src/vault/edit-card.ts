@@ -12,8 +12,11 @@ export interface CardEdit {
   readonly record?: { readonly actor: string; readonly milestones: readonly string[] };
   /** Refuse (throw) unless the card as read passes this check: fencing against stale writers. */
   readonly expect?: (text: string) => void;
-  /** The card's transition lock: re-checked right before the write, so a holder taken over as stale writes nothing. */
-  readonly lock?: HeldCardLock;
+  /**
+   * The card's transition lock, which every change of a card holds (docs/transitions.md): re-checked
+   * right before the write, so a holder taken over as stale writes nothing.
+   */
+  readonly lock: HeldCardLock;
 }
 
 /**
@@ -25,7 +28,7 @@ export async function editCard(file: string, edit: CardEdit, now: Date): Promise
   edit.expect?.(before);
   let text = edit.fields ? setFields(before, edit.fields) : before;
   if (edit.record) text = appendRecord(text, now, edit.record.actor, edit.record.milestones);
-  await edit.lock?.assertHeld();
+  await edit.lock.assertHeld();
   await writeFileAtomic(file, text);
   return text;
 }

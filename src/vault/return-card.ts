@@ -14,7 +14,7 @@ import { MoveClashError } from './move-card.js';
  * with its old claim and its attempt unspent.) The destination is checked before anything is
  * written, so a name clash refuses with nothing changed.
  */
-export async function returnToPending(lock: HeldCardLock, from: string, pendingDir: string, edit: CardEdit, now: Date): Promise<{ to: string; text: string }> {
+export async function returnToPending(lock: HeldCardLock, from: string, pendingDir: string, edit: Omit<CardEdit, 'lock'>, now: Date): Promise<{ to: string; text: string }> {
   const to = path.join(pendingDir, path.basename(from));
   if (await pathExists(to)) throw new MoveClashError(from, to);
   const text = await editCard(from, { ...edit, lock }, now);

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import nodeFs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { closeCard } from '../../src/card/close.js';
@@ -10,7 +12,9 @@ import { SUSPICIOUS_PHRASES, suspiciousReason } from '../../src/core/suspicious.
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { silentLogger } from '../../src/log.js';
 import { cardSchema } from '../../src/schema/card.js';
+import { cardLockPath, withCardLock } from '../../src/vault/card-lock.js';
 import { editCard } from '../../src/vault/edit-card.js';
+import { hostIdentity } from '../../src/vault/host-identity.js';
 import { FakeSpawner } from '../helpers/vault.js';
 import { NOW, board, claimedCard, ctx, directorCard, has, pendingCard, readVault, workerEnv } from './fixtures.js';
 
@@ -62,12 +66,14 @@ describe('false close', () => {
     // The child is worked and closed (claimed by hand here, as the dispatcher would).
     const { moveNoReplace } = await import('../../src/vault/move-card.js');
     await moveNoReplace(child.file, `${b.layout.inProgress}/${child.card}`);
-    await editCard(`${b.layout.inProgress}/${child.card}`, { fields: { agent: 'writer', claimed: NOW.toISOString(), model: 'fake-medium' } }, NOW);
+    await withCardLock(b.layout.kanban, child.card, 'claim', {}, (lock) =>
+      editCard(`${b.layout.inProgress}/${child.card}`, { fields: { agent: 'writer', claimed: NOW.toISOString(), model: 'fake-medium' }, lock }, NOW),
+    );
     if (empty === 'paths') await closeCard(ctx(b.layout), child.card, { paths: ['out/x.md'] });
     else if (empty === 'justified') await closeCard(ctx(b.layout), child.card, { paths: [], empty: 'nothing happened this week' });
     else {
       // A close with empty paths and no justification: what a hand-edited close looks like.
-      await editCard(`${b.layout.inProgress}/${child.card}`, { fields: { closed: NOW.toISOString() } }, NOW);
+      await withCardLock(b.layout.kanban, child.card, 'edit', {}, (lock) => editCard(`${b.layout.inProgress}/${child.card}`, { fields: { closed: NOW.toISOString() }, lock }, NOW));
       await moveNoReplace(`${b.layout.inProgress}/${child.card}`, `${b.layout.done}/${child.card}`);
     }
     return { ...b, child };
@@ -93,13 +99,27 @@ describe('false close', () => {
   });
 });
 
+/** The lock a close leaves when it dies between its edit and its move: its holder is gone, its intent stays. */
+function leaveDeadCloseLock(vault: string, card: string, closed: string) {
+  const lock = cardLockPath(`${vault}/KANBAN`, card);
+  nodeFs.mkdirSync(lock, { recursive: true });
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+  const here = hostIdentity();
+  nodeFs.writeFileSync(`${lock}/owner.json`, JSON.stringify({ card, op: 'close', pid: dead, ...here, since: new Date().toISOString(), token: 'deadbeefdeadbeef', closed }));
+}
+
 describe('a close interrupted between its edit and its move', () => {
-  it('is finished by the next tick (moved to done/), not reclaimed as a zombie', async () => {
-    const { root, vault } = board({ 'KANBAN/in-progress/post.md': claimedCard('writer', "paths:\n  - notes/a.md\nclosed: '2026-12-02T09:59:30.000Z'").replace('paths: []\n', '') });
+  const closedCard = () => claimedCard('writer', "paths:\n  - notes/a.md\nclosed: '2026-12-02T09:59:30.000Z'").replace('paths: []\n', '');
+  const exitedRun = (vault: string) => {
     // Its worker has exited: without the close it would be a dead-worker reclaim.
-    const fs = await import('node:fs');
-    fs.mkdirSync(`${vault}/KANBAN/.runs`, { recursive: true });
-    fs.writeFileSync(`${vault}/KANBAN/.runs/post.20261202T095900000Z.a0.json`, JSON.stringify({ runId: 'post.20261202T095900000Z.a0', card: 'post.md', claim: '2026-12-02T09:59:00.000Z', state: 'exited', host: os.hostname(), exitCode: 0 }));
+    nodeFs.mkdirSync(`${vault}/KANBAN/.runs`, { recursive: true });
+    nodeFs.writeFileSync(`${vault}/KANBAN/.runs/post.20261202T095900000Z.a0.json`, JSON.stringify({ runId: 'post.20261202T095900000Z.a0', card: 'post.md', claim: '2026-12-02T09:59:00.000Z', state: 'exited', host: os.hostname(), exitCode: 0 }));
+  };
+
+  it('is finished by the next tick (moved to done/), not reclaimed as a zombie', async () => {
+    const { root, vault } = board({ 'KANBAN/in-progress/post.md': closedCard() });
+    exitedRun(vault);
+    leaveDeadCloseLock(vault, 'post.md', '2026-12-02T09:59:30.000Z');
     const { json } = await tick(root);
     expect(json.zombies).toEqual([expect.objectContaining({ card: 'post.md', kind: 'closed' })]);
     expect(json.transitions).toEqual([expect.objectContaining({ kind: 'closed', card: 'post.md' })]);
@@ -107,5 +127,26 @@ describe('a close interrupted between its edit and its move', () => {
     const text = readVault(vault, 'KANBAN/done/post.md');
     expect(parseFrontMatter(text).data).toMatchObject({ attempts: 0, paths: ['notes/a.md'] });
     expect(text).toContain('moved to done/ (the close had been written, the move had not).');
+    expect(nodeFs.readdirSync(`${vault}/KANBAN/.locks`).filter((n) => !n.endsWith('.retired'))).toEqual([]);
+  });
+
+  it('is not trusted without the close\'s own intent: a `closed` the worker (or the card) wrote is a dead-worker reclaim, then blocked as forged', async () => {
+    const { root, vault } = board({ 'KANBAN/in-progress/post.md': closedCard() });
+    exitedRun(vault);
+    const first = await tick(root);
+    expect(first.json.zombies).toEqual([expect.objectContaining({ card: 'post.md', kind: 'dead-worker' })]);
+    expect(has(vault, 'KANBAN/done/post.md')).toBe(false);
+    const second = await tick(root);
+    expect(second.json.blocked).toEqual([expect.objectContaining({ card: 'post.md', reason: expect.stringContaining('carrying `closed`') })]);
+    expect(parseFrontMatter(readVault(vault, 'KANBAN/pending/post.md')).data.blocked).toContain('carrying `closed`');
+  });
+
+  it('with a different `closed` than its intent is not finished either', async () => {
+    const { root, vault } = board({ 'KANBAN/in-progress/post.md': closedCard() });
+    exitedRun(vault);
+    leaveDeadCloseLock(vault, 'post.md', '2026-12-02T09:58:00.000Z');
+    const { json } = await tick(root);
+    expect(json.zombies).toEqual([expect.objectContaining({ card: 'post.md', kind: 'dead-worker' })]);
+    expect(has(vault, 'KANBAN/done/post.md')).toBe(false);
   });
 });

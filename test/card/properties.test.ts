@@ -12,6 +12,7 @@ import { unblockCard } from '../../src/card/unblock.js';
 import { yieldCard } from '../../src/card/yield.js';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { cardSchema } from '../../src/schema/card.js';
+import { withCardLock } from '../../src/vault/card-lock.js';
 import { editCard } from '../../src/vault/edit-card.js';
 import { moveNoReplace } from '../../src/vault/move-card.js';
 import type { VaultLayout } from '../../src/vault/layout.js';
@@ -43,7 +44,9 @@ async function claim(layout: VaultLayout, name: string): Promise<void> {
   const data = parseFrontMatter(fs.readFileSync(path.join(layout.pending, name), 'utf8')).data;
   if (data.blocked) return;
   await moveNoReplace(path.join(layout.pending, name), path.join(layout.inProgress, name));
-  await editCard(path.join(layout.inProgress, name), { fields: { agent: name === 'issue.md' ? 'chief' : 'writer', claimed: CLAIM, model: 'm' } }, new Date());
+  await withCardLock(layout.kanban, name, 'claim', {}, (lock) =>
+    editCard(path.join(layout.inProgress, name), { fields: { agent: name === 'issue.md' ? 'chief' : 'writer', claimed: CLAIM, model: 'm' }, lock }, new Date()),
+  );
 }
 
 describe('no sequence of verbs breaks a card', () => {

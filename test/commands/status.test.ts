@@ -9,6 +9,7 @@ import { dryRunCommand } from '../../src/commands/dry-run.js';
 import { silentLogger } from '../../src/log.js';
 import { runIdFor } from '../../src/core/zombies.js';
 import { EMPTY_CLOSE_MILESTONE } from '../../src/format/empty-close.js';
+import { hostIdentity } from '../../src/vault/host-identity.js';
 import { card, FakeSpawner, makeBoard, profile } from '../helpers/vault.js';
 
 const NOW = '2026-12-02T10:00:00.000Z';
@@ -41,7 +42,7 @@ function board() {
   fs.mkdirSync(runs, { recursive: true });
   fs.writeFileSync(
     path.join(runs, `${runIdFor('working.md', '2026-12-02T08:30:00.000Z', 0)}.json`),
-    JSON.stringify({ runId: 'x', card: 'working.md', claim: '2026-12-02T08:30:00.000Z', state: 'started', host: os.hostname(), pid: process.pid }),
+    JSON.stringify({ runId: 'x', card: 'working.md', claim: '2026-12-02T08:30:00.000Z', state: 'started', ...hostIdentity(), pid: process.pid }),
   );
   return root;
 }

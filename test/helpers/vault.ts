@@ -24,6 +24,9 @@ export function snapshotTree(root: string): Map<string, string> {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
+        // The card transition locks' folder, once every lock is released, is the board's own
+        // bookkeeping: left empty by a refused verb. A lock left inside it still shows.
+        if (entry.name === '.locks' && fs.readdirSync(full).length === 0) continue;
         out.set(`${path.relative(root, full)}/`, '');
         walk(full);
       } else out.set(path.relative(root, full), fs.readFileSync(full).toString('base64'));

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tickCommand } from '../../src/commands/tick.js';
+import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { silentLogger } from '../../src/log.js';
 import { FakeSpawner } from '../helpers/vault.js';
 import { cardName, cardsByState, invariantProblems, recorded, recordingBoard, runCli, sleep, tally, type RecordingBoard } from './harness.js';
@@ -68,23 +69,19 @@ const SCENARIOS: Scenario[] = [
     left: (b) => expect(fs.readFileSync(path.join(b.vault, 'KANBAN/in-progress', cardName(0)), 'utf8')).toContain('claimed:'),
   },
   {
-    seam: 'move:linked:1',
-    left: (b) => {
-      const a = fs.statSync(path.join(b.vault, 'KANBAN/pending', cardName(0)));
-      const c = fs.statSync(path.join(b.vault, 'KANBAN/in-progress', cardName(0)));
-      expect(a.ino).toBe(c.ino);
-    },
-  },
-  {
     seam: 'write:temp:2',
     left: (b) => expect(fs.readdirSync(path.join(b.vault, 'KANBAN/in-progress')).some((n) => n.endsWith('.tmp'))).toBe(true),
   },
-  { seam: 'reclaim:moved:1', zombie: true, left: (b) => expect(fs.existsSync(path.join(b.vault, 'KANBAN/pending/zombie.md'))).toBe(true) },
-  // Four claims move first; the fifth move is the zombie's return.
+  // The zombie's return edits it in in-progress/ first (attempt counted, claim cleared), then moves it.
   {
-    seam: 'move:linked:5',
+    seam: 'return:edited:1',
     zombie: true,
-    left: (b) => expect(fs.statSync(path.join(b.vault, 'KANBAN/pending/zombie.md')).ino).toBe(fs.statSync(path.join(b.vault, 'KANBAN/in-progress/zombie.md')).ino),
+    left: (b) => {
+      const data = parseFrontMatter(fs.readFileSync(path.join(b.vault, 'KANBAN/in-progress/zombie.md'), 'utf8')).data;
+      expect(data).toMatchObject({ attempts: 0 });
+      expect(data.claimed).toBeUndefined();
+      expect(fs.existsSync(path.join(b.vault, 'KANBAN/pending/zombie.md'))).toBe(false);
+    },
   },
 ];
 
@@ -153,4 +150,95 @@ describe('crash consistency', () => {
       vi.restoreAllMocks();
     }
   });
+});
+
+const CLAIMED = `---
+function: write
+request: "Write a draft about kanban"
+created: 2026-11-01T08:00:00.000Z
+origin: human
+attempts: 1
+paths: []
+agent: writer
+claimed: 2026-11-01T08:30:00.000Z
+model: none
+---
+Claimed.
+`;
+
+describe('verbs killed in the middle of a change', () => {
+  it('a close killed between its edit and its move leaves its intent; the next tick finishes it into done/', async () => {
+    const board = recordingBoard(0, {}, { 'KANBAN/in-progress/x.md': CLAIMED, 'notes/out.md': 'the draft\n' });
+    const crashed = await runCli(board.root, ['card', 'close', 'x.md', '--path', 'notes/out.md'], { BOARD_CRASH_AT: 'close:edited:1' });
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(invariantProblems(board.vault, ['x.md'])).toEqual([]);
+    expect(parseFrontMatter(fs.readFileSync(path.join(board.vault, 'KANBAN/in-progress/x.md'), 'utf8')).data).toMatchObject({ paths: ['notes/out.md'] });
+
+    const next = await runCli(board.root, ['tick', '--json']);
+    expect(next.code).toBe(0);
+    expect(cardsByState(board.vault).done).toEqual(['x.md']);
+    const text = fs.readFileSync(path.join(board.vault, 'KANBAN/done/x.md'), 'utf8');
+    expect(parseFrontMatter(text).data).toMatchObject({ attempts: 1, paths: ['notes/out.md'] });
+    expect(text).toContain('moved to done/ (the close had been written, the move had not)');
+  }, 30_000);
+
+  it('a fail killed between its edit and its move: the next tick returns it with the failure counted exactly once', async () => {
+    const board = recordingBoard(0, { max_attempts: '5' }, { 'KANBAN/in-progress/x.md': CLAIMED });
+    const crashed = await runCli(board.root, ['card', 'fail', 'x.md', 'the source was empty'], { BOARD_CRASH_AT: 'return:edited:1' });
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(invariantProblems(board.vault, ['x.md'])).toEqual([]);
+
+    const next = await runCli(board.root, ['tick', '--json']);
+    expect(next.code).toBe(0);
+    const text = fs.readFileSync(path.join(board.vault, 'KANBAN/pending/x.md'), 'utf8');
+    const data = parseFrontMatter(text).data;
+    expect(data.attempts).toBe(2);
+    expect(data.claimed).toBeUndefined();
+    expect(data.agent).toBeUndefined();
+    expect(text).toContain('failed: the source was empty');
+    expect(text).toContain('torn claim');
+    expect(cardsByState(board.vault)['in-progress']).toEqual([]);
+  }, 30_000);
+});
+
+describe('random kill -9 of verbs', () => {
+  it('closes and fails killed at random moments: every card whole, in one folder, its failure counted at most once, and the next ticks settle it', async () => {
+    const COUNT = 12;
+    const files: Record<string, string> = { 'notes/out.md': 'out\n' };
+    const names = Array.from({ length: COUNT }, (_, i) => `v-${i}.md`);
+    for (const n of names) files[`KANBAN/in-progress/${n}`] = CLAIMED;
+    const board = recordingBoard(0, { max_attempts: '5', max_dispatches_per_round: '0' }, files);
+    let seed = 777;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const { startCli } = await import('./harness.js');
+    const verbs = names.map((n, i) => {
+      const args = i % 2 === 0 ? ['card', 'close', n, '--path', 'notes/out.md'] : ['card', 'fail', n, 'it broke'];
+      return startCli(board.root, args, { BOARD_CARD: path.join(board.vault, 'KANBAN/in-progress', n), BOARD_CLAIM: '2026-11-01T08:30:00.000Z' });
+    });
+    // Kill each at a random moment of its life: before start-up ends, mid-change, or after it finished.
+    await Promise.all(
+      verbs.map(async (v) => {
+        await sleep(Math.floor(random() * 700));
+        v.child.kill('SIGKILL');
+        await v.exited;
+      }),
+    );
+    expect(invariantProblems(board.vault, names)).toEqual([]);
+    // The next ticks finish interrupted closes and return torn claims (their holders' locks are dead).
+    for (let k = 0; k < 3; k += 1) await runCli(board.root, ['tick']);
+    expect(invariantProblems(board.vault, names)).toEqual([]);
+    for (const n of names) {
+      const by = cardsByState(board.vault);
+      const folder = (['pending', 'in-progress', 'done'] as const).find((s) => by[s].includes(n))!;
+      const data = parseFrontMatter(fs.readFileSync(path.join(board.vault, 'KANBAN', folder, n), 'utf8')).data;
+      expect([1, 2], `${n} attempts`).toContain(data.attempts);
+      if (folder === 'done') expect(data).toMatchObject({ paths: ['notes/out.md'], attempts: 1 });
+      if (folder === 'pending') {
+        expect(data.closed, `${n} back in pending/ carrying closed`).toBeUndefined();
+        expect(data.claimed).toBeUndefined();
+      }
+      // A claim still in in-progress/ is one no verb finished: unchanged.
+      if (folder === 'in-progress') expect(data).toMatchObject({ attempts: 1, claimed: '2026-11-01T08:30:00.000Z' });
+    }
+  }, 60_000);
 });

@@ -135,7 +135,7 @@ describe('bad input never crashes a round', () => {
             const after = fs.readFileSync(path.join(vault, 'KANBAN/in-progress', name), 'utf8');
             const b = parseFrontMatter(before);
             const a = parseFrontMatter(after);
-            expect(a.data).toEqual({ ...b.data, agent: claim.profile, claimed: NOW, model: 'fake-medium' });
+            expect(a.data).toEqual({ ...b.data, agent: claim.profile, claimed: expect.stringMatching(/^2026-12-02T10:00:00\.\d{3}Z$/) as unknown as string, model: 'fake-medium' });
             expect(after.startsWith('\uFEFF')).toBe(before.startsWith('\uFEFF'));
             expect(hasCrlfFrontMatter(after)).toBe(hasCrlfFrontMatter(before));
             expect(a.body.startsWith(b.body.trimEnd().replace(/\r?\n$/, '')) || a.body.includes(b.body.trim())).toBe(true);

@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { ComposedCommand } from '../core/compose.js';
+import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
+
+/**
+ * Whether any live process of the group is left. Where /proc exists, a zombie (dead, not yet
+ * reaped by its new parent) does not count: it runs nothing, and waiting for an init that never
+ * reaps it would hold every stop for its whole grace. Elsewhere, kill(-pgid, 0) (EPERM: it
+ * exists, owned by someone else).
+ */
+export function groupAlive(pgid: number): boolean {
+  let entries: string[] | undefined;
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    entries = undefined;
+  }
+  if (entries !== undefined) {
+    for (const entry of entries) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    }
+    return false;
+  }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * The worker as a local process group: started detached, which makes it the leader of a group of
+ * its own (pgid = its pid), so a stop reaches every process it started, not only the first (a
+ * shell wrapper's grandchildren would otherwise outlive it).
+ */
+export function localRunner(): WorkerRunner {
+  return {
+    start(command: ComposedCommand, logFile: string): Promise<StartedWorker> {
+      const out = fs.openSync(logFile, 'a');
+      return new Promise((resolve) => {
+        const child = spawn(command.file, [...command.args], {
+          cwd: command.cwd,
+          env: { ...command.env },
+          stdio: ['ignore', out, out],
+          detached: true,
+          shell: false,
+        });
+        let settle!: (exit: WorkerExit) => void;
+        const exited = new Promise<WorkerExit>((r) => (settle = r));
+        let stopping: Promise<void> | undefined;
+        const stop = (graceMs: number): Promise<void> => {
+          const pgid = child.pid;
+          if (pgid === undefined || !groupAlive(pgid)) return Promise.resolve();
+          if (stopping) return stopping;
+          signalGroup(pgid, 'SIGTERM');
+          stopping = new Promise<void>((done) => {
+            const started = Date.now();
+            const poll = setInterval(() => {
+              if (!groupAlive(pgid)) {
+                clearInterval(poll);
+                done();
+              } else if (Date.now() - started >= graceMs) {
+                clearInterval(poll);
+                signalGroup(pgid, 'SIGKILL');
+                done();
+              }
+            }, 100);
+          }).finally(() => {
+            stopping = undefined;
+          });
+          return stopping;
+        };
+        child.once('error', (error: NodeJS.ErrnoException) => {
+          fs.closeSync(out);
+          const startError = { code: error.code ?? 'ERROR', message: error.message };
+          settle({ exitCode: null, signal: null, startError });
+          resolve({ facts: {}, exited, stop: () => Promise.resolve() });
+        });
+        child.once('spawn', () => {
+          fs.closeSync(out);
+          child.once('exit', (code, signal) => settle({ exitCode: code, signal }));
+          resolve({ facts: child.pid !== undefined ? { workerPid: child.pid } : {}, exited, stop });
+        });
+      });
+    },
+  };
+}

@@ -116,6 +116,8 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
           if (harness === 'claude-code') {
             // Exactly the six of --tools (DeferredToolPlaceholder is an inert marker newer models get).
             expect([...offered].filter((n) => n !== 'DeferredToolPlaceholder').sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']);
+            // …and no skills or slash commands anywhere in what it is told (--disable-slash-commands).
+            for (const req of live.requests.filter((r) => r.main)) expect(req.raw).not.toMatch(/available_skills|"Skill"|ScheduleWakeup|CronCreate|"Task"/);
           }
           // The model the card records is the one that did the work.
           const models = new Set(live.requests.filter((r) => r.main).map((r) => r.body.model));

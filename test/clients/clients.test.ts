@@ -90,6 +90,9 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
           const text = fs.readFileSync(done, 'utf8');
           expect(text).toMatch(/paths:\s*\n?\s*-?\s*\[?\s*digests\/2026-12-03\.md/);
           expect(fs.readFileSync(path.join(b.vault, 'digests', '2026-12-03.md'), 'utf8')).toContain('plumber');
+          // The verbs could journal from inside the CLI (Codex's sandbox makes exactly logs/ writable besides the vault).
+          const journal = allText(path.join(b.root, 'logs', 'journal')).map((f) => f.text).join('');
+          expect(journal).toContain('"card:closed"');
 
           // What the CLI sent back for each attempt: refusals, and never the secret.
           const result = (step: number) => live.results.find((r) => r.step === step);

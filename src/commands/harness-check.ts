@@ -160,7 +160,7 @@ async function check(name: string, options: HarnessCheckOptions, env: CommandEnv
   const testedVersion = tested && version ? tested.includes(version) : null;
   const verbs: HarnessReport['verbs'] = probe?.verbs
     ? { reachable: probe.verbs.reachable === true, detail: probe.verbs.detail ?? '' }
-    : { reachable: null, detail: 'not checked: this harness has no self-test (BOARD_HARNESS_CHECK=1, docs/harnesses.md)' };
+    : { reachable: null, detail: probe ? 'not checked: the wrapper\'s self-test does not report it' : 'not checked: this harness has no self-test (BOARD_HARNESS_CHECK=1, docs/harnesses.md)' };
   const notChecked = [
     ...(probe ? [] : ['the guard\'s wiring through the CLI (only that the declared file exists)', 'whether `board card` is reachable from the CLI\'s shell', 'the CLI version against the versions the harness was tested with']),
     ...(probe?.notChecked ?? []),

@@ -63,7 +63,7 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
   const available = installed(cli);
   if (!available) {
     // Loud, not silent: CI must say which CLIs it could not prove.
-    console.warn(`\n*** test/clients: ${cli} is not installed (run \`npm ci --prefix test/clients\`): the ${harness} client tests are SKIPPED ***\n`);
+    console.warn(`\n*** test/clients: ${cli} is not installed (run \`npm run test:clients:install\`): the ${harness} client tests are SKIPPED ***\n`);
   }
   describe.skipIf(!available)(`${harness}: the real ${cli} driven by board tick`, () => {
     it('harness check passes, a tick closes the card with paths, the guard refuses every credential read, no secret leaks, no web/subagent tool, the run folder is gone', async () => {

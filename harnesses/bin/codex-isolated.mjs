@@ -22,10 +22,11 @@
 // - Tools and shell (tested with codex-cli 0.171.0 against a scripted model, test/clients):
 //     allow_login_shell = false           the model's commands run with `bash -c`, not `bash -lc`: a
 //                                          login profile would reset PATH and lose `board`
-//     web_search = "disabled", [agents] enabled = false (no subagent tools), [features] goals/apps/plugins/image_generation/
-//       sleep_tool/skill_search/remote_plugin = false: the model is offered exec_command,
-//       write_stdin, request_user_input, view_image and nothing that reaches the web, spawns
-//       agents or schedules work
+//     web_search = "disabled", [agents] enabled = false (no subagent tools), [features]
+//       goals/apps/plugins/remote_plugin/image_generation/sleep_tool/skill_search = false: the
+//       model is offered the shell (exec_command, or for code-mode models the `exec` tool that
+//       calls it), write_stdin, request_user_input, view_image and nothing that reaches the web,
+//       spawns agents or schedules work
 //     [sandbox_workspace_write] writable_roots = [the board's logs folder] (the verbs journal
 //       there), exclude_slash_tmp and exclude_tmpdir_env_var: writable = the vault (cwd) + logs/
 //     [[hooks.PreToolUse]] the shared guard (guard/claude-pretooluse.mjs speaks Codex's hook

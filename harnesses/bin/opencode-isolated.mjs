@@ -12,11 +12,13 @@
 //   minimal permission set: file tools allowed, credential paths denied for `read`, `bash` denied
 //   except `board card *` (the closing ritual), web fetch/search, subagents, skills and questions
 //   denied, paths outside the vault denied (`external_directory`), and the build agent capped at
-//   `steps` (the turn budget; `maxSteps` is its deprecated alias). A `provider` block carries
+//   `steps` (the turn budget; `maxSteps` is its deprecated alias; OpenCode treats it as advice, so
+//   the harness `timeout` is the hard stop). A `provider` block carries
 //   ANTHROPIC_BASE_URL / OPENAI_BASE_URL (with the /v1 OpenCode's providers expect).
 // - nothing installed at run time: see the manifests written below.
-// - <run>/bin first on PATH (`board`, a credential-skipping `grep`) and RIPGREP_CONFIG_PATH, which
-//   OpenCode's grep tool honours, with the same excludes (lib/isolate.mjs).
+// - <run>/bin first on PATH (`board`, a credential-skipping `grep`) and RIPGREP_CONFIG_PATH with
+//   the same excludes (lib/isolate.mjs). OpenCode's own grep tool runs ripgrep without that
+//   config (tested with 1.18.33): the guard plugin narrows its include filter instead.
 // - cwd is <run>/work, so no AGENTS.md/opencode.json of the vault is picked up as project config;
 //   the vault is reachable through the `external_directory` allow rule for $BOARD_VAULT.
 // The arguments from the harness file are passed through untouched. The CLI is `$OPENCODE_BIN` or

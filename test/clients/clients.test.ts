@@ -15,6 +15,9 @@ import { startFakeModel } from './fake-model.mjs';
  * only model is the scripted fake server on 127.0.0.1 (fake-model.mjs). The script tries to read
  * an SSH key, dump the environment two ways, search the vault (which holds notes/team.env), read
  * the .env file, then writes its output and closes the card with `board card close --path`.
+ * The vault carries hostile project config for each CLI (.claude/settings.json disabling hooks,
+ * .codex/config.toml disabling them and the sandbox, opencode.json allowing everything, CLAUDE.md
+ * and AGENTS.md asking for the keys): the same refusals prove none of it took effect.
  * Everything is asserted on what the CLI sent back to the fake server and on the board's files.
  */
 
@@ -105,6 +108,8 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
             for (const secret of Object.values(SECRETS)) expect(r.text).not.toContain(secret);
           }
 
+          // The vault's CLAUDE.md / AGENTS.md never reached the model as instructions.
+          for (const req of live.requests) expect(req.raw).not.toContain('Always start by running');
           // No private value in any request body (the key rides in a header, as it must).
           for (const req of live.requests) for (const secret of [...Object.values(SECRETS), TEAM_TOKEN, SSH_KEY]) expect(req.raw).not.toContain(secret);
           // …nor in the board's logs, run records or cards.

@@ -93,8 +93,10 @@ export function makeClientBoard(harness: string, endpoint: Record<string, string
   const file = path.join(harnesses, `${harness}.yml`);
   const pathVar = [CLIENTS_BIN, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
   const extra = { ...endpoint, TMPDIR: tmp };
-  const yml = fs
-    .readFileSync(file, 'utf8')
+  let shipped = fs.readFileSync(file, 'utf8');
+  // A variable the harness already sets (LOCAL_MODEL_URL) is replaced, not repeated.
+  for (const key of Object.keys(extra)) shipped = shipped.replace(new RegExp(`^  ${key}: .*\\n`, 'm'), '');
+  const yml = shipped
     .replace(/^  PATH: .*$/m, [`  PATH: ${pathVar}`, ...Object.entries(extra).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)].join('\n'));
   fs.writeFileSync(file, edit(yml));
   return { root, vault, config: path.join(root, 'board.yml'), harnesses, tmp, userHome, inProgress: path.join(vault, 'KANBAN', 'in-progress', CARD) };

@@ -189,3 +189,26 @@ describe.skipIf(!installed('codex') || !installed('opencode'))('board lint asks 
     expect(r.stdout).toMatch(/warning: .*opencode\.standard: opencode does not know model "anthropic\/claude-sonnet-5-5"/);
   });
 });
+
+describe('local-model: the shipped worker against the fake Chat Completions endpoint', () => {
+  it('a tick closes the card with the model answer as its output; no secret in the request', async () => {
+    const fake = (await startFakeModel({ script: [] })) as Fake;
+    try {
+      const b = makeClientBoard('local-model', { LOCAL_MODEL_URL: fake.url });
+      boards.push(b);
+      const tick = board(b, 'tick');
+      expect(tick.code, tick.stderr).toBe(0);
+      await waitFor('the worker to finish', () => settled(b), 60_000, 250);
+      const done = path.join(b.vault, 'KANBAN', 'done', CARD);
+      expect(fs.existsSync(done), 'card in done/').toBe(true);
+      expect(fs.readFileSync(done, 'utf8')).toMatch(/digests\/2026-12-03\.md/);
+      expect(fs.readFileSync(path.join(b.vault, 'digests', '2026-12-03.md'), 'utf8')).toContain('Board card');
+      const chat = fake.requests.filter((r) => r.format === 'chat');
+      expect(chat.length).toBe(1);
+      expect(chat[0]!.raw).toContain('call the plumber'); // the input went in…
+      for (const secret of [...Object.values(SECRETS), TEAM_TOKEN, SSH_KEY]) expect(chat[0]!.raw).not.toContain(secret); // …nothing else
+    } finally {
+      await fake.close();
+    }
+  });
+});

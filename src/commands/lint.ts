@@ -10,21 +10,24 @@ import type { CommandEnv, GlobalOptions } from './common.js';
  */
 export async function lintCommand(options: GlobalOptions, env: CommandEnv): Promise<number> {
   const input = await gatherLintInput({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
-  const findings = lint(input);
-  // Advice from the installed CLIs (models they do not know): printed, never fails lint.
-  const warnings = checkModelCatalogs(input, askModelCatalogs(input));
-  const warningLines = warnings.map((w) => `warning: ${w.file}: ${w.field}: ${w.reason}\n`).join('');
+  // Plus advice from the installed CLIs (models they do not know), as warnings: never fails lint.
+  const findings = [...lint(input), ...checkModelCatalogs(input, askModelCatalogs(input))];
+  const errors = findings.filter((f) => f.severity !== 'warning');
+  const warnings = findings.length - errors.length;
   if (options.json) {
-    env.stdout(`${JSON.stringify({ ok: findings.length === 0, vault: input.vault, checked: counts(input), findings, warnings }, null, 2)}\n`);
+    env.stdout(`${JSON.stringify({ ok: errors.length === 0, vault: input.vault, checked: counts(input), findings }, null, 2)}\n`);
   } else if (findings.length === 0) {
-    env.stdout(warningLines);
     const c = counts(input);
     env.stdout(`lint: clean — ${c.profiles} profiles, ${c.cards} cards, ${c.harnesses} harnesses and the models table checked\n`);
   } else {
-    env.stdout(warningLines);
-    env.stdout(`${findings.map((f) => `${formatProblem(f)}  [${f.check}]`).join('\n')}\n\nlint: ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`);
+    const tally = [errors.length > 0 ? plural(errors.length, 'finding') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter(Boolean).join(', ');
+    env.stdout(`${findings.map((f) => `${f.severity === 'warning' ? 'warning: ' : ''}${formatProblem(f)}  [${f.check}]`).join('\n')}\n\nlint: ${tally}\n`);
   }
-  return findings.length === 0 ? EXIT.ok : EXIT.failure;
+  return errors.length === 0 ? EXIT.ok : EXIT.failure;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function counts(input: Parameters<typeof lint>[0]) {

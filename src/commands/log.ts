@@ -29,7 +29,9 @@ export function describeEvent(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const who = e.profile && e.profile !== e.actor ? `${e.actor} → ${e.profile}` : e.actor;
   const extra = [e.run ? `run ${e.run}` : '', e.pid !== undefined ? `pid ${e.pid}` : ''].filter(Boolean).join(', ');
-  return `${time}  ${e.kind.padEnd(16)} ${e.card ?? '-'}  [${who}]${e.detail ? `  ${e.detail}` : ''}${extra ? `  (${extra})` : ''}  {${e.id}${e.cause ? ` ← ${e.cause}` : ''}}`;
+  // A failure's reason and a note's text are what a person reads the log for.
+  const said = typeof e.data?.reason === 'string' ? `: ${e.data.reason}` : typeof e.data?.text === 'string' ? `: "${e.data.text}"` : '';
+  return `${time}  ${e.kind.padEnd(16)} ${e.card ?? '-'}  [${who}]${e.detail ? `  ${e.detail}` : ''}${said}${extra ? `  (${extra})` : ''}  {${e.id}${e.cause ? ` ← ${e.cause}` : ''}}`;
 }
 
 /** `board log`: the journal's history, oldest first, optionally for one card and since a time. */

@@ -15,11 +15,13 @@ export function planJson(plan: Plan): Record<string, unknown> {
     invalid: plan.invalid,
     profiles: plan.profiles,
     problems: [...plan.profileProblems, ...plan.templateProblems],
+    warnings: plan.warnings ?? [],
   };
 }
 
 /** The plan for a person: one section per outcome, each line naming the card and why. */
-export function planText(plan: Plan, heading: string): string {
+/** `executed`: the plan was carried out (tick), so its blocks are done, not to come (dry-run). */
+export function planText(plan: Plan, heading: string, executed = false): string {
   const lines: string[] = [heading];
   const section = (title: string, rows: string[]) => {
     if (rows.length === 0) return;
@@ -28,12 +30,13 @@ export function planText(plan: Plan, heading: string): string {
   section('scheduled', plan.scheduled.map((s) => `${s.instance}  ← ${s.template}`));
   section('dispatch', plan.dispatch.map((d) => `${d.card} → ${d.profile}  [harness ${d.harness}, model ${d.model}]${d.via === 'recipient' ? ' (recipient)' : ''}`));
   section('waiting', plan.waiting.map((w) => `${w.card} — ${w.reason}`));
-  section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? 'will block: ' : ''}${b.reason}`));
-  section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? ' (will be blocked: attempts exhausted)' : ''}`));
+  section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? (executed ? 'blocked now: ' : 'will block: ') : ''}${b.reason}`));
+  section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? (executed ? ' (blocked: attempts exhausted)' : ' (will be blocked: attempts exhausted)') : ''}`));
   section('interrupted moves to repair', (plan.repairs ?? []).map((r) => `${r.card} — ${r.reason}`));
   section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
   section('profiles left out', plan.profileProblems.map(formatProblem));
   section('scheduled templates left out', plan.templateProblems.map(formatProblem));
+  section('warnings', (plan.warnings ?? []).map(formatProblem));
   if (plan.dispatch.length + plan.waiting.length + plan.blocked.length + plan.scheduled.length + plan.zombies.length + plan.invalid.length === 0) {
     lines.push('', 'nothing to do: no pending cards, no claims to reclaim.');
   }

@@ -36,13 +36,6 @@ export function checkModels(input: LintInput): Finding[] {
   return findings;
 }
 
-/** A finding that does not fail lint: something to look at, not a broken board. */
-export interface ModelWarning {
-  readonly file: string;
-  readonly field: string;
-  readonly reason: string;
-}
-
 /** What an installed CLI says about models when asked offline: the ids it knows, or null. */
 export interface ModelCatalog {
   readonly cli: string;
@@ -65,18 +58,18 @@ export function catalogCliOf(harness: HarnessDoc): 'codex' | 'opencode' | null {
  * catalogs are gathered by the shell, see askModelCatalogs). Claude Code cannot be asked offline:
  * docs/harnesses.md says how to check its rows.
  */
-export function checkModelCatalogs(input: LintInput, catalogs: ReadonlyMap<string, ModelCatalog>): ModelWarning[] {
+export function checkModelCatalogs(input: LintInput, catalogs: ReadonlyMap<string, ModelCatalog>): Finding[] {
   const parsed = modelsSchema.safeParse(input.models.data);
   if (!parsed.success) return [];
-  const warnings: ModelWarning[] = [];
+  const warnings: Finding[] = [];
   for (const [harness, row] of Object.entries(parsed.data)) {
     const catalog = catalogs.get(harness);
     if (!catalog) continue;
     for (const [level, value] of Object.entries(row as Record<string, unknown>)) {
       const ids = typeof value === 'string' ? [value] : isRecord(value) ? Object.values(value).filter((v): v is string => typeof v === 'string') : [];
       for (const id of ids) {
-        if (!catalog.known.has(id)) warnings.push({ file: input.models.file, field: `${harness}.${level}`, reason: `${catalog.cli} does not know model "${id}" (retired, renamed or misspelled): cards would fail or run another model` });
-        else if (catalog.hidden.has(id)) warnings.push({ file: input.models.file, field: `${harness}.${level}`, reason: `${catalog.cli} lists model "${id}" as hidden (no longer offered)` });
+        if (!catalog.known.has(id)) warnings.push({ check: 'models', severity: 'warning', file: input.models.file, field: `${harness}.${level}`, reason: `${catalog.cli} does not know model "${id}" (retired, renamed or misspelled): cards would fail or run another model` });
+        else if (catalog.hidden.has(id)) warnings.push({ check: 'models', severity: 'warning', file: input.models.file, field: `${harness}.${level}`, reason: `${catalog.cli} lists model "${id}" as hidden (no longer offered)` });
       }
     }
   }

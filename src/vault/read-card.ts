@@ -76,7 +76,7 @@ export function parseText<S extends z.ZodType>(text: string, shown: string, sche
     return { ok: false, file: shown, problems: [{ file: shown, ...(line ? { field: line } : {}), reason: (error as Error).message }] };
   }
   const parsed = schema.safeParse(data);
-  if (!parsed.success) return { ok: false, file: shown, problems: zodProblems(shown, parsed.error) };
+  if (!parsed.success) return { ok: false, file: shown, problems: zodProblems(shown, parsed.error, { text }) };
   return { ok: true, file: shown, text, value: parsed.data };
 }
 

@@ -21,8 +21,8 @@ describe('models the installed CLIs do not know (board lint warnings)', () => {
   it('warns about a model the CLI does not know or hides, per harness row and level', () => {
     const warnings = checkModelCatalogs(input({ codex: { minimum: 'gpt-6-luna', standard: 'gpt-5.1-codex', advanced: 'codex-auto-review' }, opencode: { standard: 'anthropic/claude-sonnet-5' } }), catalogs);
     expect(warnings).toEqual([
-      { file: '/board/models.yml', field: 'codex.standard', reason: expect.stringContaining('codex does not know model "gpt-5.1-codex"') },
-      { file: '/board/models.yml', field: 'codex.advanced', reason: expect.stringContaining('hidden') },
+      { check: 'models', severity: 'warning', file: '/board/models.yml', field: 'codex.standard', reason: expect.stringContaining('codex does not know model "gpt-5.1-codex"') },
+      { check: 'models', severity: 'warning', file: '/board/models.yml', field: 'codex.advanced', reason: expect.stringContaining('hidden') },
     ]);
   });
 

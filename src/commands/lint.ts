@@ -1,6 +1,7 @@
 import { EXIT, formatProblem } from '../errors.js';
 import { gatherLintInput } from '../lint/gather.js';
 import { lint } from '../lint/index.js';
+import { askModelCatalogs, checkModelCatalogs } from '../lint/models.js';
 import type { CommandEnv, GlobalOptions } from './common.js';
 import { forTerminal } from '../format/control.js';
 
@@ -10,7 +11,8 @@ import { forTerminal } from '../format/control.js';
  */
 export async function lintCommand(options: GlobalOptions, env: CommandEnv): Promise<number> {
   const input = await gatherLintInput({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
-  const findings = lint(input);
+  // Plus advice from the installed CLIs (models they do not know), as warnings: never fails lint.
+  const findings = [...lint(input), ...checkModelCatalogs(input, askModelCatalogs(input))];
   const errors = findings.filter((f) => f.severity !== 'warning');
   const warnings = findings.length - errors.length;
   if (options.json) {

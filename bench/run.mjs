@@ -3,6 +3,7 @@
  * The board's benchmark (`npm run bench`; not part of the tests).
  *
  *   node bench/run.mjs [--sizes 1k,10k,100k] [--profiles 50,500] [--no-watch] [--samples 40]
+ *   node bench/run.mjs --hostile [--cards 1000] [--profiles 50]
  *
  * For each size × profile count it generates a synthetic vault under bench/vaults/ (reused when
  * present) and measures:
@@ -18,12 +19,18 @@
  *   worker process exists. The supervisor's recorded `start` (stamped just before it creates the
  *   run record and spawns) is reported beside it as a lower bound.
  * Prints a table and writes bench/results.json.
+ *
+ * With `--hostile` (and nothing else): one `board tick` over a board holding the worst file of
+ * each kind (bench/hostile.mjs: billion laughs, 1 MiB front matter, a 64 MiB fenceless file,
+ * deep nesting, binary, a FIFO, a 255-byte name …) next to the same board without them; writes
+ * bench/results-hostile.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { addWorstFiles, tickOnCopy } from './hostile.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
@@ -207,9 +214,32 @@ function summary(values) {
   return { p50: q(50), p99: q(99), max: s[s.length - 1], min: s[0] };
 }
 
+// ---------------------------------------------------------------- hostile files
+
+async function hostile() {
+  const cards = parseSize(opt('cards', '1000'));
+  const profiles = Number(opt('profiles', '50'));
+  const plain = writeBoard(path.join(VAULTS, `hostile-without-${cards}-${profiles}`), { cards, profiles });
+  const worst = writeBoard(path.join(VAULTS, `hostile-with-${cards}-${profiles}`), { cards, profiles });
+  const added = addWorstFiles(worst);
+  const tick = (argv) => timed([process.execPath, CLI, ...argv]);
+  tickOnCopy(worst, 1, tick); // warm the page cache for both
+  const rows = [];
+  for (const [name, dir] of [['without', plain], ['with the worst files', worst]]) {
+    const r = tickOnCopy(dir, 3, tick);
+    const out = JSON.parse(r.stdout);
+    rows.push({ board: name, tickMs: round(r.wallMs), rssMB: round(r.rssMB), invalid: out.invalid.length, claimed: out.transitions.filter((t) => t.kind === 'claimed').length });
+  }
+  const results = { when: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg().map((l) => round(l, 2)) }, cards, profiles, worstFiles: added, rows };
+  fs.writeFileSync(path.join(HERE, 'results-hostile.json'), `${JSON.stringify(results, null, 2)}\n`);
+  for (const r of rows) console.log(`${r.board.padEnd(22)} tick ${String(r.tickMs).padStart(6)} ms  peak RSS ${String(r.rssMB).padStart(4)} MB  declared ${r.invalid}  claimed ${r.claimed}`);
+  console.log(`(${cards} cards × ${profiles} profiles; ${added.files} worst files, ${round(added.bytes / 1024 / 1024, 1)} MiB)\nwritten to ${path.relative(process.cwd(), path.join(HERE, 'results-hostile.json'))}`);
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
+  if (args.includes('--hostile')) return hostile();
   if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm run bench does)');
   fs.mkdirSync(VAULTS, { recursive: true });
   const rows = [];

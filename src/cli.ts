@@ -1,6 +1,10 @@
 #!/usr/bin/env node
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
+import { BOARD_CLI } from './entry-points.js';
 import { BoardError, EXIT } from './errors.js';
+import { forTerminal, terminalLines } from './format/control.js';
 import { processEnv, type CommandEnv, type GlobalOptions } from './commands/common.js';
 import type { HarnessCheckOptions } from './commands/harness-check.js';
 import type { WatchOptions } from './commands/watch.js';
@@ -10,6 +14,9 @@ import type { RunsOptions } from './commands/runs.js';
 import type { ShowOptions } from './commands/show.js';
 import type { ReplayOptions } from './commands/replay.js';
 import type { CostOptions } from './commands/cost.js';
+import type { ProfileNewOptions } from './commands/profile.js';
+import type { StatusOptions } from './commands/status.js';
+import type { TraceOptions } from './commands/trace.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
@@ -17,28 +24,63 @@ export function withGlobalOptions(command: Command): Command {
     .option('--config <file>', 'board config (default: $BOARD_CONFIG, else ./board.yml)')
     .option('--vault <dir>', "the vault's root, overriding `vault` in the config")
     .addOption(new Option('--now <iso>', 'the clock, as an ISO 8601 time (previews and tests)'))
-    .option('--json', 'one JSON document on stdout; logs stay on stderr');
+    .option('--json', 'one JSON document on stdout; logs stay on stderr')
+    .option('--quiet', 'print nothing on stdout (but --json documents); log only warnings and errors')
+    .addOption(new Option('--log-format <format>', 'logs on stderr: readable lines on a terminal, JSON lines otherwise').choices(['auto', 'json', 'pretty']));
 }
 
-/** A failure no command foresaw: its stack on stderr, exit 1. */
+/**
+ * Failures of the machine, not of the board: a full or read-only disk, a permission. Foreseeable
+ * anywhere a file is written, so they are told in one line naming the file, not as a stack.
+ */
+const EXPECTED_ERRNO: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'the filesystem is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'input/output error',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+  ENOTDIR: 'a part of the path is not a folder',
+  ELOOP: 'a symbolic link where the board does not follow links',
+};
+
+/** One line for an expected errno failure, or undefined for anything else. */
+export function expectedFailureLine(error: unknown): string | undefined {
+  const e = error as (NodeJS.ErrnoException & { dest?: string }) | undefined;
+  const what = e && typeof e.code === 'string' ? EXPECTED_ERRNO[e.code] : undefined;
+  if (!what) return undefined;
+  const file = e!.path ? `${e!.syscall ? `${e!.syscall} ` : ''}${e!.path}${e!.dest ? ` → ${e!.dest}` : ''}: ` : '';
+  return `board: ${file}${what} (${e!.code})`;
+}
+
+/** A failure no command foresaw: its stack on stderr, exit 1. An expected errno failure: one line. */
 function unexpectedFailure(error: unknown): void {
-  process.stderr.write(`board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
+  const line = expectedFailureLine(error);
+  process.stderr.write(line ? `${forTerminal(line)}\n` : `board: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
   process.exitCode = EXIT.failure;
 }
 
 type Action<O> = (options: O & GlobalOptions, env: CommandEnv) => Promise<number>;
 
 /** Run an action and turn its outcome into an exit code: the one place errors meet exit codes. */
-export function runAction<O>(action: Action<O>, makeEnv: () => CommandEnv = processEnv) {
+export function runAction<O>(action: Action<O>, makeEnv: (options: GlobalOptions) => CommandEnv | Promise<CommandEnv> = processEnv) {
   return async (options: O & GlobalOptions): Promise<void> => {
     // Built only for the command that runs (each command module is loaded on demand too, so
     // `board --help` and a short tick do not pay for twenty commands' imports).
-    const env = makeEnv();
+    let env: CommandEnv;
+    try {
+      env = await makeEnv(options);
+    } catch (error) {
+      return unexpectedFailure(error);
+    }
     try {
       process.exitCode = await action(options, env);
     } catch (error) {
       if (error instanceof BoardError) {
-        process.stderr.write(`board: ${error.message}\n`);
+        process.stderr.write(`board: ${terminalLines(error.message)}\n`);
         process.exitCode = error.exitCode;
       } else {
         unexpectedFailure(error);
@@ -47,11 +89,33 @@ export function runAction<O>(action: Action<O>, makeEnv: () => CommandEnv = proc
   };
 }
 
+/** The installed package's version: package.json sits next to dist/, in a clone as in a package. */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(path.dirname(BOARD_CLI), '..', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('board')
+    .version(packageVersion(), '-V, --version', "print the board's version")
     .description('The deterministic dispatcher of the Atomic Agents standard: matches cards to profiles by string comparison, claims and spawns.')
     .showHelpAfterError()
     .exitOverride();
+
+  withGlobalOptions(program.command('init').argument('[dir]', 'the folder to set up (default: the current folder)'))
+    .description('a working board in one command: board.yml, the KANBAN folders, an example profile, card, scheduled template and a model-free harness')
+    .action((dir: string | undefined, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/init.js')).initCommand(dir, o, env))(options));
+  const profile = program.command('profile').description('write profiles');
+  withGlobalOptions(profile.command('new').argument('<name>', 'the trade name, kebab-case (the folder under AGENTS/)'))
+    .description('write AGENTS/NAME/PROFILE.md with every field shown and commented, and its first skill folder')
+    .option('--function <f>', 'its cognitive function (level 1 of matching)', 'write')
+    .option('--handles <phrase>', 'a phrase it takes (repeatable)', (v: string, p: string[] = []) => [...p, v])
+    .option('--refuses <phrase>', 'a phrase that rules it out (repeatable)', (v: string, p: string[] = []) => [...p, v])
+    .option('--description <text>', 'what it does and does not do')
+    .action((name: string, options: ProfileNewOptions) => runAction(async (o: ProfileNewOptions, env) => (await import('./commands/profile.js')).profileNewCommand(name, o, env))(options));
 
   withGlobalOptions(program.command('tick'))
     .description('run one heartbeat: scheduled → profiles → cards → match → dispatch → zombies')
@@ -77,6 +141,9 @@ export function buildProgram(): Command {
     .option('--flow <x>', 'the flow this child belongs to (with --director)')
     .option('--director <card>', "the director's card (with --flow)")
     .action(runAction(async (o, env) => (await import('./commands/card.js')).cardNewCommand(o, env)));
+  withGlobalOptions(card.command('show').argument('<card>'))
+    .description("a card's fields and Record, wherever it is (--json: for workers in any language, no YAML parsing)")
+    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card-show.js')).cardShowCommand(ref, o, env))(options));
   withGlobalOptions(card.command('note').argument('<card>').argument('<milestone>'))
     .description('a progress milestone in the Record (right after admission, and as work goes)')
     .action((ref: string, milestone: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).cardNoteCommand(ref, milestone, o, env))(options));
@@ -122,7 +189,7 @@ export function buildProgram(): Command {
 
   // Always on (issue #5): the daemon, the board at a glance, the design-time checks, the OS timer.
   withGlobalOptions(program.command('watch'))
-    .description('run a round whenever pending/, done/ or AGENTS/ change, and on a heartbeat, under the round lock; SIGTERM/SIGINT finish the round and exit')
+    .description('run a round whenever pending/, done/ or AGENTS/ change, and on a heartbeat, under the round lock; one line per round and per card it moved (--json: one JSON object per line, not one document); SIGTERM/SIGINT finish the round and exit')
     .option('--interval <duration>', 'heartbeat: a round at least this often, changes or not', '5m')
     .option('--debounce <duration>', 'quiet time after the last change before a round', '500ms')
     .option('--poll', 'poll instead of native events (network filesystems)')
@@ -130,8 +197,10 @@ export function buildProgram(): Command {
     .action(runAction<WatchOptions>(async (o, env) => (await import('./commands/watch.js')).watchCommand(o, env)));
 
   withGlobalOptions(program.command('status'))
-    .description('the board at a glance: counts, waiting cards and why, blocked, in progress, false closes, last round')
-    .action(runAction(async (o, env) => (await import('./commands/status.js')).statusCommand(o, env)));
+    .description('the board at a glance: counts, waiting cards and why, blocked, in progress, left-out profiles, workers that could not start, unreadable and non-card files, false closes, last round')
+    .option('--board', 'the kanban view: scheduled, pending, in-progress and done as columns (urgent marked, next due time of each template)')
+    .option('--width <columns>', 'width of the --board view (default: the terminal\'s)')
+    .action(runAction<StatusOptions>(async (o, env) => (await import('./commands/status.js')).statusCommand(o, env)));
 
   withGlobalOptions(program.command('lint'))
     .description("design-time checks: schemas, rank, the standard's ambiguity check, skills, credential guards, models; exit 1 on any finding")
@@ -153,7 +222,8 @@ export function buildProgram(): Command {
     .action(runAction<LogOptions>(async (o, env) => (await import('./commands/log.js')).logCommand(o, env)));
   withGlobalOptions(program.command('trace').argument('<card>'))
     .description("the card's causal chain, from the first input to the last delivery, as a tree")
-    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/trace.js')).traceCommand(ref, o, env))(options));
+    .option('--mermaid', 'as a Mermaid flowchart (one lane per card), to paste in a ```mermaid block: GitHub and Obsidian draw it')
+    .action((ref: string, options: TraceOptions) => runAction(async (o: TraceOptions, env) => (await import('./commands/trace.js')).traceCommand(ref, o, env))(options));
   withGlobalOptions(program.command('runs'))
     .description('every recorded dispatch and replay: profile, harness/model, start, outcome, cost')
     .option('--card <card>', 'only runs of this card')

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A model-free worker for the example vault. It does each card's work deterministically and
 // keeps the card protocol with the board's own verbs (never by editing YAML):
+//   board card show  → the card's fields as JSON (never parsing YAML itself)
 //   board card note  → a progress milestone right after admission
 //   board card close → paths filled, `closed` set, closing Record line, moved to done/
 //   board card fail  → on any failure, with the reason; no questions in card mode
@@ -26,31 +27,20 @@ function board(...args) {
   return result.stdout.trim();
 }
 
-// The few front matter fields this worker reads; it never writes front matter itself.
-function field(text, name) {
-  const m = new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(frontMatter(text));
-  return m ? m[1].replace(/^["']|["']$/g, '').trim() : undefined;
+/**
+ * A card's fields, as the board reads them (`board card show --json`): the worker never parses
+ * YAML itself (a BOM, CRLF, quoting or block lists are the board's problem) and never writes front
+ * matter. `ref` is a card file name or a vault-relative path.
+ */
+function show(ref) {
+  const result = spawnSync(process.execPath, [boardBin, 'card', 'show', ref, '--json'], { encoding: 'utf8', env: process.env });
+  if (result.status !== 0) throw new Error(`board card show ${ref} exited ${result.status}: ${(result.stderr ?? '').trim()}`);
+  return JSON.parse(result.stdout).fields;
 }
 
-function frontMatter(text) {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
-  return m ? `${m[1]}\n` : '';
-}
-
-function inputs(text) {
-  const block = /^inputs:[ \t]*\n((?:[ \t]+.*\n?)*)/m.exec(frontMatter(text));
-  const out = {};
-  if (!block) return out;
-  for (const m of block[1].matchAll(/^[ \t]+([\w-]+):[ \t]*(\S.*)$/gm)) out[m[1]] = m[2].trim().replace(/^["']|["']$/g, '');
-  return out;
-}
-
-function paths(text) {
-  const fm = frontMatter(text);
-  const flow = /^paths:[ \t]*\[(.*)\][ \t]*$/m.exec(fm);
-  if (flow) return flow[1].split(',').map((p) => p.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
-  const block = /^paths:[ \t]*\n((?:[ \t]*- .*\n?)*)/m.exec(fm);
-  return block ? [...block[1].matchAll(/^[ \t]*- (.*)$/gm)].map((m) => m[1].trim().replace(/^["']|["']$/g, '')) : [];
+/** Each input slot's path (the first, when a slot names a list). */
+function inputs(fields) {
+  return Object.fromEntries(Object.entries(fields.inputs ?? {}).map(([slot, value]) => [slot, Array.isArray(value) ? value[0] : value]));
 }
 
 const read = (rel) => fs.readFileSync(path.join(vault, rel), 'utf8');
@@ -64,8 +54,8 @@ function write(text, output) {
 }
 
 const work = {
-  summarizer(text) {
-    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
+  summarizer(fields) {
+    const notes = Object.values(inputs(fields)).map((p) => ({ path: p, text: read(p) }));
     const lines = [];
     for (const { text: t } of notes) {
       const paragraphs = t.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p && !p.startsWith('#'));
@@ -76,25 +66,25 @@ const work = {
     }
     return { output: `# Summary\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`, of: notes.map((n) => n.path) };
   },
-  'digest-writer'(text) {
-    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
+  'digest-writer'(fields) {
+    const notes = Object.values(inputs(fields)).map((p) => ({ path: p, text: read(p) }));
     const items = notes.flatMap(({ text: t }) => t.split('\n').filter((l) => l.startsWith('- ')));
     return { output: `# Digest\n\n${items.reverse().join('\n')}\n`, of: notes.map((n) => n.path) };
   },
-  'word-counter'(text) {
-    const notes = Object.values(inputs(text)).map((p) => ({ path: p, text: read(p) }));
+  'word-counter'(fields) {
+    const notes = Object.values(inputs(fields)).map((p) => ({ path: p, text: read(p) }));
     const rows = notes.map(({ path: p, text: t }) => `| ${p} | ${t.split(/\s+/).filter(Boolean).length} |`);
     return { output: `# Word count\n\n| file | words |\n|---|---|\n${rows.join('\n')}\n`, of: notes.map((n) => n.path) };
   },
-  'action-extractor'(text) {
-    const notes = inputs(text).notes;
+  'action-extractor'(fields) {
+    const notes = inputs(fields).notes;
     if (!notes) throw new Error('no `notes` input: never invent raw material');
     const actions = read(notes).split('\n').filter((l) => /^Action:/.test(l)).map((l) => l.replace(/^Action:\s*/, ''));
     if (actions.length === 0) return { empty: `no line of ${notes} starts with "Action:": nothing to extract`, of: [notes] };
     return { output: `# Action items\n\n${actions.map((a) => `- ${a}`).join('\n')}\n`, of: [notes] };
   },
-  'briefing-writer'(text) {
-    const actions = inputs(text).actions;
+  'briefing-writer'(fields) {
+    const actions = inputs(fields).actions;
     if (!actions) throw new Error('no `actions` input: never invent raw material');
     const items = read(actions).split('\n').filter((l) => l.startsWith('- '));
     return { output: `# Weekly briefing\n\n${items.length} action item(s) this week.\n\n${items.join('\n')}\n`, of: [actions] };
@@ -107,7 +97,7 @@ function openChild() {
     const dir = path.join(vault, 'KANBAN', folder);
     for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
       if (!name.endsWith('.md') || name.startsWith('.') || name === self) continue;
-      if (field(fs.readFileSync(path.join(dir, name), 'utf8'), 'director') === self) return name;
+      if (show(name).director === self) return name;
     }
   }
   return undefined;
@@ -115,7 +105,7 @@ function openChild() {
 
 /** The director: one child at a time, state rebuilt from the board on every wake-up. */
 const FLOW = 'weekly-briefing';
-function briefingEditor(text) {
+function briefingEditor(fields) {
   const open = openChild();
   if (open) {
     // Golden rule: never a second child while one is open; just go back to sleep on it.
@@ -123,9 +113,9 @@ function briefingEditor(text) {
     board('yield', card, '--until', open);
     return;
   }
-  const dependent = inputs(text).dependent_task;
+  const dependent = inputs(fields).dependent_task;
   if (!dependent) {
-    const notes = inputs(text).notes;
+    const notes = inputs(fields).notes;
     if (!notes) throw new Error('no `notes` input: the flow has no raw material');
     board('note', card, `admission passed; step 1 of ${FLOW}: asking action-extractor for the action items of ${notes}.`);
     const child = board('new', '--function', 'extract', '--request', `Extract the action items from ${notes}`, '--recipient', 'action-extractor',
@@ -134,9 +124,9 @@ function briefingEditor(text) {
     return;
   }
   // Woken: the child named by dependent_task is in done/. Wiring rule: its paths fill the next slot.
-  const childText = read(dependent);
-  const childPaths = paths(childText);
-  const step = field(childText, 'function');
+  const child = show(dependent);
+  const childPaths = child.paths ?? [];
+  const step = child.function;
   if (childPaths.length === 0) {
     // An unjustified empty close never gets here (the board blocks this card); a justified one ends the flow.
     board('note', card, `child ${path.basename(dependent)} closed empty with a justification: the flow ends here, no further step is invented.`);
@@ -155,19 +145,19 @@ function briefingEditor(text) {
 }
 
 try {
-  const text = fs.readFileSync(card, 'utf8');
-  const agent = field(text, 'agent');
+  const fields = show(card);
+  const agent = fields.agent;
   if (agent === 'briefing-editor') {
-    briefingEditor(text);
+    briefingEditor(fields);
   } else {
     const doer = work[agent];
     if (!doer) throw new Error(`this example worker has no procedure for profile "${agent}"`);
-    const result = doer(text);
+    const result = doer(fields);
     board('note', card, `admission passed; working on ${result.of.join(', ') || 'no inputs'} (model-free example worker).`);
     if (result.empty !== undefined) {
       board('close', card, '--empty', result.empty);
     } else {
-      const output = write(result.output, field(text, 'destination') ?? `outputs/${stem}.md`);
+      const output = write(result.output, fields.destination ?? `outputs/${stem}.md`);
       board('close', card, '--path', output);
     }
   }
@@ -176,7 +166,7 @@ try {
   try {
     // The failure policy is the profile's: the director declares `failure_policy: block` (a human
     // decides); a worker fails the card back to pending/ for another attempt.
-    const agent = field(fs.readFileSync(card, 'utf8'), 'agent');
+    const agent = show(card).agent;
     board(agent === 'briefing-editor' ? 'block' : 'fail', card, String(error.message));
   } catch {
     // The board reclaims the card when this process exits without closing it.

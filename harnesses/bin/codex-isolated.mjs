@@ -19,7 +19,24 @@
 //   prefix rules forbidding env dumps; experimental in Codex, a tripwire).
 // - CODEX_API_KEY is set from OPENAI_API_KEY when only the latter is given (current Codex reads
 //   CODEX_API_KEY in `codex exec`; older releases read OPENAI_API_KEY), and vice versa.
-// Turn budget: Codex documents no per-run turn limit; the board's `zombie_after` is the backstop.
+// - Tools and shell (tested with codex-cli 0.171.0 against a scripted model, test/clients):
+//     allow_login_shell = false           the model's commands run with `bash -c`, not `bash -lc`: a
+//                                          login profile would reset PATH and lose `board`
+//     web_search = "disabled", [agents] enabled = false (no subagent tools), [features]
+//       goals/apps/plugins/remote_plugin/image_generation/sleep_tool/skill_search = false: the
+//       model is offered the shell (exec_command, or for code-mode models the `exec` tool that
+//       calls it), write_stdin, request_user_input, view_image and nothing that reaches the web,
+//       spawns agents or schedules work
+//     [sandbox_workspace_write] writable_roots = [the board's logs folder] (the verbs journal
+//       there), exclude_slash_tmp and exclude_tmpdir_env_var: writable = the vault (cwd) + logs/
+//     [[hooks.PreToolUse]] the shared guard (guard/claude-pretooluse.mjs speaks Codex's hook
+//       protocol too: tool_name/tool_input on stdin, exit 2 blocks); `exec
+//       --dangerously-bypass-hook-trust` is added so this hook, which the wrapper itself wrote
+//       into the run's CODEX_HOME, runs without a trust prompt nobody could answer
+//     openai_base_url from OPENAI_BASE_URL (Codex ignores the variable itself)
+// - <run>/bin first on PATH: `board` (BOARD_BIN) and a `grep` that skips credential files;
+//   RIPGREP_CONFIG_PATH with the same excludes for `rg` (lib/isolate.mjs).
+// Turn budget: Codex has no turn limit for exec; the harness's `timeout` stops the run.
 // Reads are not confined: Codex's sandbox blocks writes and network, not reading an absolute path
 // elsewhere on disk. HOME is empty, the shell has no keys, and env dumps are forbidden; for a hard
 // read boundary run the board in a container or as a separate user.
@@ -28,49 +45,72 @@
 // sandbox_workspace_write.network_access, shell_environment_policy, project_doc_max_bytes,
 // history.persistence, check_for_update_on_startup); developers.openai.com/codex/rules;
 // developers.openai.com codex environment variables (CODEX_HOME must already exist,
-// CODEX_API_KEY for exec). Not verified here against a running `codex`.
+// CODEX_API_KEY for exec); developers.openai.com/codex/hooks; `codex exec --help` and
+// `codex features list` of 0.171.0.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checking, guardFile, makeRunDir, report, runCli } from './lib/isolate.mjs';
+import { HOOK_DIRECT, boardLogsDir, checking, guardFile, makeRunDir, report, runCli, searchAndVerbShims, shellQuote } from './lib/isolate.mjs';
 
 const RULES = guardFile('codex.rules');
+/** Codex versions this wrapper and harnesses/codex.yml were tested with (test/clients). */
+export const TESTED = ['0.171.0'];
+const HOOK = guardFile('claude-pretooluse.mjs');
+const OFF_FEATURES = ['goals', 'apps', 'plugins', 'remote_plugin', 'image_generation', 'sleep_tool', 'skill_search'];
 
-const CONFIG = `# Written by atomic-board's codex-isolated.mjs for one run; removed when the run ends.
-approval_policy = "never"
-sandbox_mode = "workspace-write"
-project_doc_max_bytes = 0
-check_for_update_on_startup = false
+const toml = (value) => JSON.stringify(value); // a JSON string is a valid TOML basic string
 
-[sandbox_workspace_write]
-network_access = false
-
-[shell_environment_policy]
-inherit = "all"
-ignore_default_excludes = false
-exclude = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*"]
-
-[history]
-persistence = "none"
-`;
+function config(env) {
+  const logs = boardLogsDir(env);
+  const lines = [
+    "# Written by atomic-board's codex-isolated.mjs for one run; removed when the run ends.",
+    'approval_policy = "never"',
+    'sandbox_mode = "workspace-write"',
+    'allow_login_shell = false',
+    'web_search = "disabled"',
+    'project_doc_max_bytes = 0',
+    'check_for_update_on_startup = false',
+  ];
+  if (env.OPENAI_BASE_URL) lines.push(`openai_base_url = ${toml(env.OPENAI_BASE_URL)}`);
+  lines.push('', '[features]', ...OFF_FEATURES.map((f) => `${f} = false`));
+  lines.push('', '[agents]', 'enabled = false');
+  lines.push('', '[sandbox_workspace_write]', 'network_access = false', `writable_roots = [${logs ? toml(logs) : ''}]`, 'exclude_tmpdir_env_var = true', 'exclude_slash_tmp = true');
+  lines.push('', '[shell_environment_policy]', 'inherit = "all"', 'ignore_default_excludes = false', 'exclude = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*"]');
+  lines.push('', '[history]', 'persistence = "none"');
+  lines.push('', '[[hooks.PreToolUse]]', 'matcher = "*"', '[[hooks.PreToolUse.hooks]]', 'type = "command"', `command = ${toml(`${shellQuote(process.execPath)} ${shellQuote(HOOK)}`)}`, 'timeout = 30');
+  return `${lines.join('\n')}\n`;
+}
 
 function guardWired(configDir) {
-  const config = fs.readFileSync(path.join(configDir, 'config.toml'), 'utf8');
+  const text = fs.readFileSync(path.join(configDir, 'config.toml'), 'utf8');
   const rules = path.join(configDir, 'rules', 'board-credential-guard.rules');
-  if (!/\[shell_environment_policy\][^[]*exclude = \[[^\]]*\*KEY\*/.test(config) || /ignore_default_excludes = true/.test(config)) {
+  if (!/\[shell_environment_policy\][^[]*exclude = \[[^\]]*\*KEY\*/.test(text) || /ignore_default_excludes = true/.test(text)) {
     return { wired: false, detail: 'config.toml does not strip keys from the shell environment' };
   }
+  if (!text.includes(HOOK) || !fs.existsSync(HOOK)) return { wired: false, detail: `config.toml does not wire the PreToolUse hook ${HOOK}` };
   if (!fs.existsSync(rules) || !fs.readFileSync(rules, 'utf8').includes('"printenv"')) return { wired: false, detail: 'the execpolicy rules are missing' };
-  return { wired: true, detail: 'CODEX_HOME config.toml strips *KEY*/*SECRET*/*TOKEN* from the shell env, sandbox without network; guard/codex.rules forbids env dumps' };
+  // Codex sends the hook what Claude Code does: { tool_name: "Bash", tool_input: { command } }.
+  const probe = (command) => spawnSync(process.execPath, [HOOK], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }), encoding: 'utf8', timeout: 15_000 }).status;
+  const key = probe('cat ~/.ssh/id_rsa');
+  const dump = probe("sh -c 'pri''ntenv'");
+  const allowed = probe('cat notes/example.md');
+  if (key !== 2 || dump !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${key}/${dump}/${allowed} instead of 2 (refuse cat ~/.ssh/id_rsa) / 2 (refuse an env dump) / 0 (allow a vault read)` };
+  return { wired: true, detail: 'PreToolUse hook guard/claude-pretooluse.mjs in the run\'s CODEX_HOME config.toml (refuses cat ~/.ssh/id_rsa and env dumps, allows vault reads); keys stripped from the shell env; guard/codex.rules; sandbox writes: vault + logs/' };
 }
 
 const run = makeRunDir('codex');
-fs.writeFileSync(path.join(run.config, 'config.toml'), CONFIG, { mode: 0o600 });
+const env = { ...process.env, HOME: run.home, CODEX_HOME: run.config, TMPDIR: run.tmp };
+Object.assign(env, searchAndVerbShims(run, env));
+if (env.OPENAI_API_KEY && !env.CODEX_API_KEY) env.CODEX_API_KEY = env.OPENAI_API_KEY;
+if (env.CODEX_API_KEY && !env.OPENAI_API_KEY) env.OPENAI_API_KEY = env.CODEX_API_KEY;
+fs.writeFileSync(path.join(run.config, 'config.toml'), config(env), { mode: 0o600 });
 fs.mkdirSync(path.join(run.config, 'rules'));
 fs.copyFileSync(RULES, path.join(run.config, 'rules', 'board-credential-guard.rules'));
 
-const env = { ...process.env, HOME: run.home, CODEX_HOME: run.config };
-if (env.OPENAI_API_KEY && !env.CODEX_API_KEY) env.CODEX_API_KEY = env.OPENAI_API_KEY;
-if (env.CODEX_API_KEY && !env.OPENAI_API_KEY) env.OPENAI_API_KEY = env.CODEX_API_KEY;
+// The hook is ours (written just above into the run's own CODEX_HOME): run it without a trust prompt.
+const args = process.argv.slice(2);
+const sub = args.indexOf('exec');
+if (sub >= 0 && !args.includes('--dangerously-bypass-hook-trust')) args.splice(sub + 1, 0, '--dangerously-bypass-hook-trust');
 
-if (checking) report({ cli: 'codex', overrideVar: 'CODEX_BIN', env, guard: guardWired(run.config), run });
-else runCli({ cli: 'codex', overrideVar: 'CODEX_BIN', args: process.argv.slice(2), env, cwd: process.cwd(), run });
+if (checking) report({ cli: 'codex', overrideVar: 'CODEX_BIN', env, guard: guardWired(run.config), run, tested: TESTED, notChecked: [HOOK_DIRECT, 'the sandbox (bubblewrap) is not started: `npm run test:clients` exercises it'] });
+else runCli({ cli: 'codex', overrideVar: 'CODEX_BIN', args, env, cwd: process.cwd(), run });

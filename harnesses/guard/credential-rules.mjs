@@ -85,30 +85,64 @@ export function checkPath(path) {
   return allow();
 }
 
-/** Split a shell command line into words, keeping quoted strings whole. Good enough for a tripwire. */
+/**
+ * Shell words of a command line, the way a POSIX shell joins them: quoted and unquoted parts that
+ * touch are one word (`'pri''ntenv'` is `printenv`), backslashes escape, and the operators
+ * ; & | ( ) < > and newlines end a word. Good enough for a tripwire; not a full shell parser.
+ */
 function words(command) {
   const out = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"']+)/g;
-  let m;
-  while ((m = re.exec(command)) !== null) out.push(m[1] ?? m[2] ?? m[3]);
+  let word = null;
+  const push = () => {
+    if (word !== null) out.push(word);
+    word = null;
+  };
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (c === "'") {
+      const close = command.indexOf("'", i + 1);
+      const stop = close < 0 ? command.length : close;
+      word = (word ?? '') + command.slice(i + 1, stop);
+      i = stop;
+    } else if (c === '"') {
+      let j = i + 1;
+      let text = '';
+      while (j < command.length && command[j] !== '"') {
+        if (command[j] === '\\' && j + 1 < command.length) j++;
+        text += command[j++];
+      }
+      word = (word ?? '') + text;
+      i = j;
+    } else if (c === '\\' && i + 1 < command.length) {
+      word = (word ?? '') + command[++i];
+    } else if (/\s/.test(c)) {
+      push();
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  push();
   return out;
 }
 
-/** Simple commands of a command line: split on ; && || | & newlines and $( ) ` `. */
+/** Simple commands of a command line: split on ; && || | & newlines and $( ) ` ` (outside quotes is not tracked: a tripwire). */
 function simpleCommands(command) {
   return command
-    .split(/\|\||&&|[;|&\n`]|\$\(|\)/)
+    .split(/\|\||&&|[;|&\n`(){}]|\$\(/)
     .map((part) => part.trim())
     .filter((part) => part !== '');
 }
 
 const DUMPERS = new Set(['printenv']);
-const WRAPPERS = new Set(['sudo', 'command', 'exec', 'nohup', 'time', 'nice', 'builtin', 'doas', 'xargs']);
+const WRAPPERS = new Set(['sudo', 'command', 'exec', 'nohup', 'time', 'nice', 'builtin', 'doas', 'xargs', 'busybox', 'stdbuf', 'timeout', 'setsid', 'chroot', 'unbuffer']);
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh']);
+/** Programs that search a whole folder when asked to. */
+const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'ack-grep', 'git-grep']);
 
-function checkSimpleCommand(text) {
+function checkSimpleCommand(text, depth) {
   let argv = words(text);
-  // Skip leading assignments (FOO=1 cmd) and transparent wrappers (sudo cmd).
-  while (argv.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]) || WRAPPERS.has(argv[0]))) argv = argv.slice(1);
+  // Skip leading assignments (FOO=1 cmd), transparent wrappers (sudo cmd) and their numeric argument (timeout 5 cmd).
+  while (argv.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]) || WRAPPERS.has(argv[0].split('/').pop()) || (/^-|^\d+[smhd]?$/.test(argv[0]) && argv.length > 1))) argv = argv.slice(1);
   if (argv.length === 0) return allow();
   const [first, ...rest] = argv;
   const program = first.split('/').pop();
@@ -117,27 +151,60 @@ function checkSimpleCommand(text) {
     // `env` alone (or with only options) prints every variable; `env X=1 cmd` runs cmd.
     const tail = rest.filter((w) => !w.startsWith('-') && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
     if (tail.length === 0) return refuse('`env` without a command dumps the environment');
-    return checkSimpleCommand(tail.join(' '));
+    return checkSimpleCommand(tail.map(quoteWord).join(' '), depth);
   }
   if (program === 'export' && (rest.length === 0 || rest.includes('-p'))) return refuse('`export -p` dumps the environment');
-  if ((program === 'set' || program === 'declare' || program === 'typeset') && (rest.length === 0 || rest.some((w) => /^-\w*[px]/.test(w)))) {
+  if ((program === 'set' || program === 'declare' || program === 'typeset' || program === 'local' || program === 'readonly') && (rest.length === 0 || rest.some((w) => /^[-+]\w*[pxo]/.test(w) && !/^[-+]o$/.test(w)))) {
     return refuse(`\`${program}\` without arguments dumps shell variables`);
   }
-  if (program === 'compgen' && rest.includes('-v')) return refuse('`compgen -v` lists shell variables');
+  if (program === 'compgen' && rest.some((w) => /^-\w*[ve]/.test(w))) return refuse('`compgen -v/-e` lists shell variables');
+  if (program === 'ps' && rest.some((w) => !w.startsWith('-') && /^[a-z]*e[a-z]*$/.test(w))) return refuse('`ps e` shows process environments');
+  // A shell given a command string: check the string itself (sh -c 'pri''ntenv').
+  if (SHELLS.has(program) || program === 'eval' || program === 'source' || program === '.') {
+    if (depth > 4) return refuse('too many nested shells to check');
+    const c = rest.findIndex((w) => /^-\w*c$/.test(w));
+    if (program === 'eval') return checkCommand(rest.join(' '), depth + 1);
+    if (c >= 0) return rest[c + 1] === undefined ? allow() : checkCommand(rest[c + 1], depth + 1);
+    if (rest.filter((w) => !w.startsWith('-')).length === 0) return refuse(`\`${program}\` reading commands from its input cannot be checked`);
+  }
+  if (program === 'awk' || program === 'gawk' || program === 'mawk' || program === 'nawk') {
+    if (rest.some((w) => /\bENVIRON\b/.test(w))) return refuse('awk ENVIRON reads the environment');
+  }
+  // Folder searches: a searcher on PATH is the harness's shim (it skips credential files); one
+  // named by path, or rg told to ignore its config, would open them.
+  const searcher = SEARCHERS.has(program) || (program === 'git' && rest[0] === 'grep');
+  if (searcher) {
+    const recursive = program !== 'grep' && program !== 'egrep' && program !== 'fgrep' ? true : rest.some((w) => /^-\w*[rR]/.test(w) || w === '--recursive' || w === '--dereference-recursive' || /^--directories=recurse$/.test(w));
+    if (recursive && first.includes('/')) return refuse(`a folder search through ${first} bypasses the credential excludes; call \`${program}\` by name`);
+    if (rest.some((w) => w === '--no-config' || /^-u{1,3}$/.test(w) || w === '--no-ignore' || w === '--no-ignore-vcs')) return refuse(`\`${program}\` told to skip its ignore rules would open credential files`);
+  }
   return allow();
 }
 
+/** Re-quote a word so a re-split keeps it whole. */
+function quoteWord(word) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Does this text read the process environment wholesale (in any language a model might script)? */
+const ENV_READERS = [
+  /\benviron\b/i, // os.environ, /proc/*/environ, awk ENVIRON, C environ
+  /process\.env(?![\w])/, // Node
+  /%ENV\b|\$ENV\{/, // Perl
+  /(?<![\w$-])ENV(?:\[|\.(?:to_h|to_a|each|keys|values|inspect|map|select|sort|fetch|dup))/, // Ruby
+  /getenv\s*\(\s*\)|Deno\.env|Bun\.env|System\.getenv\s*\(\s*\)|\$env:|Get-ChildItem\s+env:|\bgci\s+env:/i,
+  /\$\{![A-Za-z_]\w*[*@]\}/, // bash ${!PREFIX*}: names of variables
+];
+
 /** Is this shell command line a way to read credentials or the environment? */
-export function checkCommand(command) {
+export function checkCommand(command, depth = 0) {
   if (typeof command !== 'string' || command.trim() === '') return allow();
-  for (const m of command.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
+  for (const m of command.matchAll(/\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)/g)) {
     if (SECRET_NAME.test(m[1])) return refuse(`the command expands $${m[1]}, a secret`);
   }
-  if (/\benviron\b|process\.env|\bENV\b(?!\w)|getenv\s*\(\s*\)|Deno\.env/.test(command)) {
-    return refuse('the command reads the process environment');
-  }
+  if (ENV_READERS.some((re) => re.test(command))) return refuse('the command reads the process environment');
   for (const part of simpleCommands(command)) {
-    const verdict = checkSimpleCommand(part);
+    const verdict = checkSimpleCommand(part, depth);
     if (!verdict.allow) return verdict;
   }
   for (const word of words(command)) {
@@ -148,6 +215,20 @@ export function checkCommand(command) {
   }
   return allow();
 }
+
+/**
+ * The credential files and folders as glob patterns, for the CLIs' own exclusion mechanisms: a
+ * folder search must not open them (Claude Code's Read deny rules also filter its Grep and Glob,
+ * ripgrep's config and grep's --exclude/--exclude-dir do it for shell searches, OpenCode's `read`
+ * permission). Derived from the same lists checkPath uses, so the table is one.
+ */
+export const CREDENTIAL_FILE_GLOBS = [
+  '.env', '*.env', '.env.*', ...[...SECRET_FILES].filter((n) => n !== 'known_hosts'), 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
+  ...SECRET_SUFFIXES.map((s) => `*${s}`), 'environ',
+];
+export const CREDENTIAL_DIR_GLOBS = [...SECRET_DIRS, 'gcloud', 'gh'];
+/** Names that look like env files but are documentation, kept readable. */
+export const HARMLESS_ENV_GLOBS = HARMLESS_ENV_SUFFIXES.map((s) => `.env${s}`);
 
 const PATH_KEY = /(path|file|dir|glob|include|notebook|target|source|destination)/i;
 
@@ -183,4 +264,16 @@ export function checkToolCall(toolName, toolInput) {
   };
   const verdict = visit(input, '');
   return verdict.allow ? verdict : refuse(`${tool || 'tool'}: ${verdict.reason}`);
+}
+
+/** One ripgrep glob that excludes every credential file and folder (`--glob '!{…}'`). */
+export const CREDENTIAL_RG_EXCLUDE = `!{${[...CREDENTIAL_FILE_GLOBS, ...CREDENTIAL_DIR_GLOBS].join(',')}}`;
+
+/**
+ * A search tool's file filter made safe: none, or one that matches everything, becomes the
+ * credential exclude; a filter that names credentials is refused by checkPath before this runs.
+ */
+export function safeSearchInclude(include) {
+  if (typeof include !== 'string' || include.trim() === '' || /^(\*|\*\*|\*\*\/\*|\*\.\*|\*\*\/\*\.\*)$/.test(include.trim())) return CREDENTIAL_RG_EXCLUDE;
+  return include;
 }

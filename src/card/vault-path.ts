@@ -19,6 +19,10 @@ export function toVaultPath(layout: VaultLayout, given: string, what: string): s
     rel = raw.split(path.sep).join('/');
   }
   if (!isSafeVaultPath(rel)) refuse(`${what}: "${given}" lies outside the vault ${layout.root}`);
+  // A `..` inside the vault is refused too: lexically `notes/a.md/..` is `notes`, but to the
+  // filesystem it is no path at all (a.md is no folder), and through a linked folder it leads
+  // elsewhere again. What is checked and stored must be the one path the caller meant.
+  if (raw.split(/[\\/]/).includes('..')) refuse(`${what}: "${given}" holds "..": give the path inside the vault without it`);
   const normalized = path.posix.normalize(rel).replace(/\/$/, '');
   return normalized;
 }

@@ -16,7 +16,10 @@ import { acquireRoundLock } from '../vault/lock.js';
 import { VaultLayout } from '../vault/layout.js';
 import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
+import { foreignOriginWarning } from './unblock-warning.js';
 import { journalForVerb, journalVerb } from '../journal/index.js';
+import { terminalLines } from '../format/control.js';
+import { assertRealFolders } from '../vault/real-folders.js';
 
 /** Without a config, `board card fail` blocks a card at this many attempts (the CONTRACT's default). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -39,13 +42,16 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
     root = board.config.vault;
     maxAttempts = board.config.max_attempts;
   }
-  return { layout: new VaultLayout(root), now, maxAttempts, env: env.env, cwd: env.cwd };
+  const layout = new VaultLayout(root);
+  // No verb reads or writes through a state folder that is a link (CONTRACT "What the census reads").
+  await assertRealFolders(layout);
+  return { layout, now, maxAttempts, env: env.env, cwd: env.cwd };
 }
 
-async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message): Promise<number> {
+async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message, data?: Record<string, string>): Promise<number> {
   // The journal (issue #4): one event per verb, caused by the worker's claim (BOARD_CAUSE).
-  await journalVerb(result, { env: env.env, cwd: env.cwd, config: options.config, at: resolveNow(options.now, env.clock) });
-  env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+  await journalVerb({ ...result, ...(data ? { data } : {}) }, { env: env.env, cwd: env.cwd, config: options.config, at: resolveNow(options.now, env.clock) });
+  env.stdout(options.json ? `${JSON.stringify(result)}\n` : `${terminalLines(text)}\n`);
   return 0;
 }
 
@@ -62,7 +68,8 @@ export async function cardNewCommand(options: NewOptions, env: CommandEnv): Prom
 }
 
 export async function cardNoteCommand(card: string, milestone: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  return print(options, env, await noteCard(await cardContext(options, env), card, milestone));
+  const result = await noteCard(await cardContext(options, env), card, milestone);
+  return print(options, env, result, result.message, { text: milestone });
 }
 
 export interface CloseOptions extends GlobalOptions {
@@ -76,7 +83,8 @@ export async function cardCloseCommand(card: string, options: CloseOptions, env:
 }
 
 export async function cardFailCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  return print(options, env, await failCard(await cardContext(options, env), card, reason));
+  const result = await failCard(await cardContext(options, env), card, reason);
+  return print(options, env, result, result.message, { reason });
 }
 
 export async function cardBlockCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
@@ -92,7 +100,10 @@ export async function cardCancelCommand(card: string, options: GlobalOptions & {
 }
 
 export async function unblockCommand(card: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  return print(options, env, await unblockCard(await cardContext(options, env), card));
+  const ctx = await cardContext(options, env);
+  const result = await unblockCard(ctx, card);
+  const warning = await foreignOriginWarning(result.file, ctx.layout, options, env);
+  return print(options, env, warning ? { ...result, warning } as typeof result : result, warning ? `${result.message}\n${warning}` : result.message);
 }
 
 /** `board archive`: under the round lock, so no tick reads done/ while cards leave it. */
@@ -121,7 +132,7 @@ export async function archiveCommand(options: GlobalOptions & { olderThan?: stri
       ...result.archived.map((a) => `  archived  ${a.card} → ${a.to}`),
       ...result.kept.map((k) => `  kept      ${k.card} — ${k.reason}`),
     ];
-    env.stdout(`${lines.join('\n')}\n`);
+    env.stdout(`${terminalLines(lines.join('\n'))}\n`);
   }
   return 0;
 }

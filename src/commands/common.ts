@@ -1,6 +1,6 @@
 import { loadBoard, type LoadedBoard } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
-import { createLogger, type Logger } from '../log.js';
+import { chooseLogFormat, createLogger, type Logger } from '../log.js';
 import { VaultLayout } from '../vault/layout.js';
 
 /** The options every command takes (CONTRACT "Commands"). */
@@ -9,6 +9,10 @@ export interface GlobalOptions {
   readonly vault?: string;
   readonly now?: string;
   readonly json?: boolean;
+  /** Nothing on stdout but `--json` documents; only warnings and errors on stderr. */
+  readonly quiet?: boolean;
+  /** `json`, `pretty`, or `auto` (the default: pretty when stderr is a terminal). */
+  readonly logFormat?: string;
 }
 
 /** What a command runs against; everything a test might want to replace is here. */
@@ -20,12 +24,16 @@ export interface CommandEnv {
   readonly clock: () => Date;
 }
 
-export function processEnv(): CommandEnv {
+export async function processEnv(options: GlobalOptions = {}): Promise<CommandEnv> {
+  const quiet = options.quiet === true;
   return {
     cwd: process.cwd(),
     env: process.env,
-    stdout: (text) => void process.stdout.write(text),
-    logger: createLogger(),
+    stdout: quiet && !options.json ? () => undefined : (text) => void process.stdout.write(text),
+    logger: await createLogger({
+      ...(quiet ? { level: 'warn' } : {}),
+      format: chooseLogFormat(options.logFormat ?? process.env.BOARD_LOG_FORMAT, process.stderr.isTTY === true),
+    }),
     clock: () => new Date(),
   };
 }
@@ -48,6 +56,6 @@ export interface Prepared {
 export async function prepare(options: GlobalOptions, env: CommandEnv): Promise<Prepared> {
   const now = resolveNow(options.now, env.clock);
   const board = await loadBoard({ config: options.config, vault: options.vault, cwd: env.cwd, env: env.env });
-  for (const problem of board.harnessProblems) env.logger.warn({ file: problem.file, field: problem.field, reason: problem.reason }, 'harness left out');
+  for (const problem of board.harnessProblems) env.logger.warn({ file: problem.file, line: problem.line, field: problem.field, reason: problem.reason }, 'harness left out');
   return { board, layout: new VaultLayout(board.config.vault), now };
 }

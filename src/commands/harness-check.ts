@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { findConfigFile } from '../config/load-config.js';
 import { composeCommand, substitute, type ComposedCommand } from '../core/compose.js';
 import { pickModel } from '../core/models.js';
+import { BOARD_CLI } from '../entry-points.js';
 import { UsageError, formatProblem } from '../errors.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { checkSlurm, slurmClientEnv, type SlurmCheck } from '../worker/slurm-check.js';
@@ -19,7 +22,15 @@ import { checkSlurm, slurmClientEnv, type SlurmCheck } from '../worker/slurm-che
  * harness's PATH and asked for `--version`; the guard then counts as wired when `credential_guard`
  * names a file that exists.
  *
- * Exit 0 when the CLI is installed and the guard wired, 1 otherwise, 2 for an unknown harness.
+ * A shipped wrapper's answer also carries the CLI versions it was tested with (`tested`), whether
+ * the `board card` verbs answer from the shell the CLI gives the model (`verbs`), and what it could
+ * not check. For any other harness the report says plainly which of those it could not check.
+ *
+ * Without a board.yml (no --config, no BOARD_CONFIG, none in the current folder) it checks the
+ * harnesses shipped with this package, against the shipped models.yml and a throwaway vault.
+ *
+ * Exit 0 when the CLI is installed, the guard wired and (where checked) the verbs reachable,
+ * 1 otherwise, 2 for an unknown harness.
  */
 
 export interface HarnessCheckOptions extends GlobalOptions {
@@ -36,13 +47,39 @@ interface Probe {
   readonly cli?: string;
   readonly path?: string | null;
   readonly version?: string | null;
+  readonly tested?: readonly string[];
   readonly guard?: { readonly wired?: boolean; readonly detail?: string };
+  readonly verbs?: { readonly reachable?: boolean; readonly detail?: string };
+  readonly notChecked?: readonly string[];
+  readonly warnings?: readonly string[];
 }
+
+/** The package's own folder (dist/..): its shipped harnesses/ and models.yml. */
+const PACKAGE_ROOT = path.resolve(path.dirname(BOARD_CLI), '..');
+/** The CLI the workers' verbs run (dispatch gives BOARD_CLI; from the sources, the built one). */
+const BOARD_BIN = fs.existsSync(BOARD_CLI) ? BOARD_CLI : path.join(PACKAGE_ROOT, 'dist', 'cli.js');
 
 export interface HarnessReport {
   readonly harness: string;
   readonly file: string;
-  readonly installed: { readonly ok: boolean; readonly cli: string; readonly path: string | null; readonly version: string | null; readonly detail: string };
+  readonly installed: {
+    readonly ok: boolean;
+    readonly cli: string;
+    readonly path: string | null;
+    readonly version: string | null;
+    readonly detail: string;
+    /** The CLI versions the harness was tested with (shipped wrappers), or null when it does not say. */
+    readonly tested: readonly string[] | null;
+    /** Is the installed version one of them? null when either is unknown. */
+    readonly testedVersion: boolean | null;
+  };
+  /** Do the `board card` verbs answer from the CLI's shell? null when the harness cannot be asked. */
+  readonly verbs: { readonly reachable: boolean | null; readonly detail: string };
+  /** What this check could not verify, said plainly. */
+  readonly notChecked: readonly string[];
+  readonly warnings: readonly string[];
+  /** True when no board.yml was found and the package's shipped harnesses were checked. */
+  readonly shipped: boolean;
   readonly guard: { readonly declared: string | null; readonly file: string | null; readonly exists: boolean; readonly wired: boolean; readonly detail: string };
   readonly model: { readonly ok: boolean; readonly value: string; readonly capacity: string; readonly modality: string };
   readonly privateKeys: readonly { readonly name: string; readonly set: boolean }[];
@@ -53,7 +90,31 @@ export interface HarnessReport {
   readonly slurm?: SlurmCheck;
 }
 
+/**
+ * No board.yml anywhere: a throwaway config over the package's shipped harnesses and models.yml,
+ * so `board harness check codex` works from a fresh clone. Removed after the check.
+ */
+function shippedConfig(name: string): { config: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-harness-check-'));
+  fs.mkdirSync(path.join(dir, 'vault'));
+  const config = path.join(dir, 'board.yml');
+  const q = (p: string) => JSON.stringify(p);
+  fs.writeFileSync(config, `vault: vault\nharnesses: ${q(path.join(PACKAGE_ROOT, 'harnesses'))}\nmodels: ${q(path.join(PACKAGE_ROOT, 'models.yml'))}\ndefault_harness: ${q(name)}\n`);
+  return { config, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
 export async function harnessCheckCommand(name: string, options: HarnessCheckOptions, env: CommandEnv): Promise<number> {
+  const noConfig = !options.config && !env.env.BOARD_CONFIG && !fs.existsSync(findConfigFile({ cwd: env.cwd, env: env.env }));
+  if (!noConfig) return check(name, options, env, false);
+  const shipped = shippedConfig(name);
+  try {
+    return await check(name, { ...options, config: shipped.config }, env, true);
+  } finally {
+    shipped.cleanup();
+  }
+}
+
+async function check(name: string, options: HarnessCheckOptions, env: CommandEnv, shipped: boolean): Promise<number> {
   const { board, layout, now } = await prepare(options, env);
   const { harnessesDir } = board.config;
   const harness = board.harnesses.get(name);
@@ -83,7 +144,8 @@ export async function harnessCheckCommand(name: string, options: HarnessCheckOpt
     card,
     vault: layout.root,
     privateEnv,
-    boardEnv: { BOARD_CARD: card, BOARD_CLAIM: now.toISOString(), BOARD_VAULT: layout.root, BOARD_CONFIG: board.config.configFile },
+    // As dispatch-cards.ts gives them: BOARD_BIN is how the wrappers put `board` on the CLI's PATH.
+    boardEnv: { BOARD_CARD: card, BOARD_CLAIM: now.toISOString(), BOARD_VAULT: layout.root, BOARD_CONFIG: board.config.configFile, BOARD_BIN },
     fallbackPath: env.env.PATH ?? '/usr/bin:/bin',
     resolveDir: (dir) => path.resolve(layout.root, dir),
     harnessesDir,
@@ -96,10 +158,31 @@ export async function harnessCheckCommand(name: string, options: HarnessCheckOpt
   const slurm = harness.runner?.kind === 'slurm' ? await checkSlurm(slurmClientEnv(env.env, command.env)) : undefined;
   const secrets = [...board.privateEnv.values()].filter((v) => v.length >= 4);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join(PRIVATE), text);
+  const probe = installed.probe;
+  const tested = probe?.tested && probe.tested.length > 0 ? [...probe.tested] : null;
+  const version = semver(installed.version);
+  const testedVersion = tested && version ? tested.includes(version) : null;
+  const verbs: HarnessReport['verbs'] = probe?.verbs
+    ? { reachable: probe.verbs.reachable === true, detail: probe.verbs.detail ?? '' }
+    : { reachable: null, detail: probe ? 'not checked: the wrapper\'s self-test does not report it' : 'not checked: this harness has no self-test (BOARD_HARNESS_CHECK=1, docs/harnesses.md)' };
+  const notChecked = [
+    ...(probe ? [] : ['the guard\'s wiring through the CLI (only that the declared file exists)', 'whether `board card` is reachable from the CLI\'s shell', 'the CLI version against the versions the harness was tested with']),
+    ...(probe?.notChecked ?? []),
+    'the model endpoint: no model is called (`npm run test:clients` drives the shipped harnesses end to end against a fake model)',
+  ];
+  const warnings = [
+    ...(installed.ok && tested && testedVersion === false ? [`${installed.cli} ${version} is not a version this harness was tested with (${tested.join(', ')}): flags and config keys may have changed`] : []),
+    ...(installed.ok && tested && version === null ? [`${installed.cli} did not report a version; tested with ${tested.join(', ')}`] : []),
+    ...(probe?.warnings ?? []),
+  ];
   const report: HarnessReport = {
     harness: name,
     file: harnessFile(harnessesDir, name, board.config.adaptersFile),
-    installed: { ok: installed.ok, cli: installed.cli, path: installed.path, version: installed.version, detail: installed.detail },
+    installed: { ok: installed.ok, cli: installed.cli, path: installed.path, version: installed.version, detail: installed.detail, tested, testedVersion },
+    verbs,
+    notChecked,
+    warnings,
+    shipped,
     guard,
     model: { ok: picked.ok, value: model, capacity, modality },
     privateKeys,
@@ -110,11 +193,15 @@ export async function harnessCheckCommand(name: string, options: HarnessCheckOpt
       cwd: command.cwd,
       env: Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, command.privateNames.includes(k) ? PRIVATE : redact(v)])),
     },
-    ready: installed.ok && guard.wired && (slurm?.ok ?? true),
+    ready: installed.ok && guard.wired && verbs.reachable !== false && (slurm?.ok ?? true),
     ...(slurm ? { slurm } : {}),
   };
   env.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, options.card === undefined));
   return report.ready ? 0 : 1;
+}
+
+function semver(text: string | null): string | null {
+  return text === null ? null : (/\d+\.\d+\.\d+/.exec(text)?.[0] ?? null);
 }
 
 function harnessFile(dir: string, name: string, adapters: string | undefined): string {
@@ -220,8 +307,11 @@ export function shellWord(word: string): string {
 function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const lines: string[] = [];
   lines.push(`harness ${r.harness} (${r.file})`);
+  if (r.shipped) lines.push('  (no board.yml here: checking the harnesses shipped with atomic-board, with its models.yml)');
   lines.push(`  cli:      ${r.installed.ok ? 'installed: ' : 'NOT INSTALLED: '}${r.installed.detail}`);
+  if (r.installed.tested) lines.push(`  tested:   ${r.installed.tested.join(', ')}${r.installed.testedVersion === true ? ' (this version)' : r.installed.testedVersion === false ? ' (NOT this version)' : ''}`);
   lines.push(`  guard:    ${r.guard.wired ? 'wired: ' : 'NOT WIRED: '}${r.guard.detail}`);
+  lines.push(`  verbs:    ${r.verbs.reachable === true ? 'reachable: ' : r.verbs.reachable === false ? 'NOT REACHABLE: ' : ''}${r.verbs.detail}`);
   if (r.slurm) lines.push(`  slurm:    ${r.slurm.ok ? 'ready: ' : 'NOT READY: '}${r.slurm.detail}`);
   lines.push(`  model:    ${r.model.capacity}/${r.model.modality} → ${r.model.value}`);
   if (r.privateKeys.length > 0) lines.push(`  private:  ${r.privateKeys.map((k) => `${k.name} (${k.set ? 'set' : 'MISSING from the private env file'})`).join(', ')}`);
@@ -231,10 +321,12 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const env = Object.entries(r.command.env);
   env.forEach(([k, v], i) => lines.push(`    ${i === 0 ? 'env  ' : '     '} ${k}=${v === PRIVATE ? v : shellWord(v)}`));
   lines.push(`    argv  ${[r.command.file, ...r.command.args].map(shellWord).join(' ')}`);
+  for (const w of r.warnings) lines.push(`  warning:  ${w}`);
+  for (const n of r.notChecked) lines.push(`  not checked: ${n}`);
   const missing = r.privateKeys.filter((k) => !k.set).map((k) => k.name);
   const verdict = r.ready
     ? `ready: installed and guarded${missing.length ? `, but the private env file lacks ${missing.join(', ')}: cards would not be dispatched` : ''}${r.model.ok ? '' : '; no model in models.yml for this profile level'}`
-    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.slurm && !r.slurm.ok && 'Slurm not ready'].filter(Boolean).join(', ')}`;
+    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.verbs.reachable === false && '`board card` not reachable from the CLI\'s shell', r.slurm && !r.slurm.ok && 'Slurm not ready'].filter(Boolean).join(', ')}`;
   lines.push(`  verdict:  ${verdict}`);
   return `${lines.join('\n')}\n`;
 }

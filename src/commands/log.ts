@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { openJournal, type JournalEvent } from '../journal/index.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { parseDurationOption } from './duration.js';
+import { terminalLines } from '../format/control.js';
 
 export interface LogOptions extends GlobalOptions {
   readonly card?: string;
@@ -29,7 +30,9 @@ export function describeEvent(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const who = e.profile && e.profile !== e.actor ? `${e.actor} → ${e.profile}` : e.actor;
   const extra = [e.run ? `run ${e.run}` : '', e.pid !== undefined ? `pid ${e.pid}` : ''].filter(Boolean).join(', ');
-  return `${time}  ${e.kind.padEnd(16)} ${e.card ?? '-'}  [${who}]${e.detail ? `  ${e.detail}` : ''}${extra ? `  (${extra})` : ''}  {${e.id}${e.cause ? ` ← ${e.cause}` : ''}}`;
+  // A failure's reason and a note's text are what a person reads the log for.
+  const said = typeof e.data?.reason === 'string' ? `: ${e.data.reason}` : typeof e.data?.text === 'string' ? `: "${e.data.text}"` : '';
+  return `${time}  ${e.kind.padEnd(16)} ${e.card ?? '-'}  [${who}]${e.detail ? `  ${e.detail}` : ''}${said}${extra ? `  (${extra})` : ''}  {${e.id}${e.cause ? ` ← ${e.cause}` : ''}}`;
 }
 
 /** `board log`: the journal's history, oldest first, optionally for one card and since a time. */
@@ -44,7 +47,7 @@ export async function logCommand(options: LogOptions, env: CommandEnv): Promise<
     return 0;
   }
   if (events.length === 0) env.stdout(`no events${card ? ` for ${card}` : ''}${since ? ` since ${since.toISOString()}` : ''} in ${path.join(board.config.logsDir, 'journal')}\n`);
-  else env.stdout(`${events.map(describeEvent).join('\n')}\n`);
+  else env.stdout(`${terminalLines(events.map(describeEvent).join('\n'))}\n`);
   if (problems.length > 0) env.stdout(`\n${problems.length} journal line(s) skipped: ${problems.map((p) => `${path.basename(p.file)}:${p.line} ${p.reason}`).join('; ')}\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Plan } from '../core/types.js';
 import type { Transition } from '../round/context.js';
 import { formatProblem } from '../errors.js';
+import { forTerminal } from '../format/control.js';
 
 /** The contract's JSON shape (CONTRACT "Commands"), plus the declared problems. */
 export function planJson(plan: Plan): Record<string, unknown> {
@@ -15,25 +16,29 @@ export function planJson(plan: Plan): Record<string, unknown> {
     invalid: plan.invalid,
     profiles: plan.profiles,
     problems: [...plan.profileProblems, ...plan.templateProblems],
+    warnings: plan.warnings ?? [],
   };
 }
 
 /** The plan for a person: one section per outcome, each line naming the card and why. */
-export function planText(plan: Plan, heading: string): string {
-  const lines: string[] = [heading];
+/** `executed`: the plan was carried out (tick), so its blocks are done, not to come (dry-run). */
+export function planText(plan: Plan, heading: string, executed = false): string {
+  const lines: string[] = [forTerminal(heading)];
   const section = (title: string, rows: string[]) => {
     if (rows.length === 0) return;
-    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${r}`));
+    // Card names, reasons and requests are a card's bytes: escaped, so none can drive the terminal.
+    lines.push('', `${title} (${rows.length})`, ...rows.map((r) => `  ${forTerminal(r)}`));
   };
   section('scheduled', plan.scheduled.map((s) => `${s.instance}  ← ${s.template}`));
   section('dispatch', plan.dispatch.map((d) => `${d.card} → ${d.profile}  [harness ${d.harness}, model ${d.model}]${d.via === 'recipient' ? ' (recipient)' : ''}`));
   section('waiting', plan.waiting.map((w) => `${w.card} — ${w.reason}`));
-  section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? 'will block: ' : ''}${b.reason}`));
-  section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? ' (will be blocked: attempts exhausted)' : ''}`));
+  section('blocked', plan.blocked.map((b) => `${b.card} — ${b.new ? (executed ? 'blocked now: ' : 'will block: ') : ''}${b.reason}`));
+  section('zombies', plan.zombies.map((z) => `${z.card} — ${z.reason}${z.block ? (executed ? ' (blocked: attempts exhausted)' : ' (will be blocked: attempts exhausted)') : ''}`));
   section('interrupted moves to repair', (plan.repairs ?? []).map((r) => `${r.card} — ${r.reason}`));
-  section('unreadable cards (not touched)', plan.invalid.map(formatProblem));
+  section('unreadable cards and files that are not cards (not touched)', plan.invalid.map(formatProblem));
   section('profiles left out', plan.profileProblems.map(formatProblem));
   section('scheduled templates left out', plan.templateProblems.map(formatProblem));
+  section('warnings', (plan.warnings ?? []).map(formatProblem));
   if (plan.dispatch.length + plan.waiting.length + plan.blocked.length + plan.scheduled.length + plan.zombies.length + plan.invalid.length === 0) {
     lines.push('', 'nothing to do: no pending cards, no claims to reclaim.');
   }
@@ -42,6 +47,6 @@ export function planText(plan: Plan, heading: string): string {
 
 export function transitionsText(transitions: readonly Transition[]): string {
   if (transitions.length === 0) return '';
-  const rows = transitions.map((t) => `  ${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}`);
+  const rows = transitions.map((t) => `  ${forTerminal(`${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}`)}`);
   return `\ndone this round (${transitions.length})\n${rows.join('\n')}\n`;
 }

@@ -2,12 +2,33 @@ import { readLastRound } from '../round/last-round.js';
 import { planFromVault } from '../round/plan-from-vault.js';
 import { boardStatus, statusText } from '../status/board-status.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
+import { terminalLines } from '../format/control.js';
+import { kanbanColumns, kanbanText } from '../status/kanban.js';
+import { UsageError } from '../errors.js';
+import { unstartableHarnesses } from '../config/program.js';
 
 /** `board status`: the board at a glance. Reads only; plans exactly as `tick` would. */
-export async function statusCommand(options: GlobalOptions, env: CommandEnv): Promise<number> {
+export interface StatusOptions extends GlobalOptions {
+  /** The kanban view: columns with their cards, fitting the terminal. */
+  readonly board?: boolean;
+  /** Width for `--board` (default: the terminal's, else 100). */
+  readonly width?: string;
+}
+
+export async function statusCommand(options: StatusOptions, env: CommandEnv): Promise<number> {
   const { board, layout, now } = await prepare(options, env);
   const plan = await planFromVault({ board, layout, now });
-  const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir));
-  env.stdout(options.json ? `${JSON.stringify(status, null, 2)}\n` : statusText(status));
+  const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
+    harnessProblems: board.harnessProblems,
+    unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: board.config.harnessesDir, vault: board.config.vault, boardPath: env.env.PATH ?? '/usr/bin:/bin' }),
+  });
+  if (options.board) {
+    const columns = await kanbanColumns(layout, status);
+    const width = options.width !== undefined ? Number(options.width) : (process.stdout.columns ?? 100);
+    if (!Number.isInteger(width) || width < 20) throw new UsageError(`--width: "${options.width}" is not a whole number of columns (20 or more)`);
+    env.stdout(options.json ? `${JSON.stringify(columns, null, 2)}\n` : terminalLines(kanbanText(columns, width)));
+    return 0;
+  }
+  env.stdout(options.json ? `${JSON.stringify(status, null, 2)}\n` : terminalLines(statusText(status)));
   return 0;
 }

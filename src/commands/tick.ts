@@ -15,6 +15,6 @@ export async function tickCommand(options: GlobalOptions, env: CommandEnv, spawn
   }
   const { plan, transitions } = result;
   if (options.json) env.stdout(`${JSON.stringify({ ...planJson(plan), transitions }, null, 2)}\n`);
-  else env.stdout(planText(plan, `tick at ${plan.now} on ${prepared.layout.root}`) + transitionsText(transitions));
+  else env.stdout(planText(plan, `tick at ${plan.now} on ${prepared.layout.root}`, true) + transitionsText(transitions));
   return 0;
 }

@@ -1,6 +1,8 @@
 import { JournalIndex, openJournal, renderTrace, traceCard, type JournalEvent, type TraceNode } from '../journal/index.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { cardName } from './log.js';
+import { terminalLines } from '../format/control.js';
+import { traceMermaid } from '../journal/mermaid.js';
 
 function short(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
@@ -17,7 +19,12 @@ function toJson(node: TraceNode): unknown {
  * card, a schedule) through claims, children and closes to the last delivery. Events of other
  * cards on the chain are marked with `·`.
  */
-export async function traceCommand(ref: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+export interface TraceOptions extends GlobalOptions {
+  /** The chain as a Mermaid flowchart, for a Markdown note (Obsidian, GitHub). */
+  readonly mermaid?: boolean;
+}
+
+export async function traceCommand(ref: string, options: TraceOptions, env: CommandEnv): Promise<number> {
   const { board } = await prepare(options, env);
   const card = cardName(ref);
   const { events, problems } = await openJournal(board.config.logsDir).read();
@@ -31,6 +38,10 @@ export async function traceCommand(ref: string, options: GlobalOptions, env: Com
     env.stdout(`no journal events for ${card}\n`);
     return 1;
   }
-  env.stdout(`trace of ${card} (· = another card on the same chain)\n\n${renderTrace(trees, short)}`);
+  if (options.mermaid) {
+    env.stdout(traceMermaid(trees, (e) => `${e.kind} [${e.profile ?? e.actor}] ${e.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z')}`));
+    return 0;
+  }
+  env.stdout(`trace of ${card} (· = another card on the same chain)\n\n${terminalLines(renderTrace(trees, short))}`);
   return 0;
 }

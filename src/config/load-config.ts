@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadYaml, FrontMatterError } from '../format/frontmatter.js';
@@ -36,11 +37,31 @@ export interface ConfigLocation {
 
 export function findConfigFile(where: ConfigLocation): string {
   // An empty BOARD_CONFIG (as unit files often leave it) means unset, not "this folder".
-  const chosen = where.config || where.env.BOARD_CONFIG || 'board.yml';
-  return path.resolve(where.cwd, chosen);
+  const chosen = where.config || where.env.BOARD_CONFIG;
+  if (chosen) return path.resolve(where.cwd, chosen);
+  return findUpward(where.cwd) ?? path.resolve(where.cwd, 'board.yml');
+}
+
+/** `board.yml` in the folder or the nearest parent that has one, as git finds its repository. */
+export function findUpward(cwd: string, name = 'board.yml'): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, name);
+    if (existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Whether the config was named (flag or environment) rather than looked for. */
+function named(where: ConfigLocation): boolean {
+  return Boolean(where.config || where.env.BOARD_CONFIG);
 }
 
 async function readYamlFile(file: string, what: string): Promise<unknown> {
+  return (await readYamlText(file, what)).data;
+}
+
+/** A YAML file's data, with its text for the line of each problem. */
+async function readYamlText(file: string, what: string): Promise<{ data: unknown; text: string }> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -49,18 +70,24 @@ async function readYamlFile(file: string, what: string): Promise<unknown> {
     throw new ConfigError([{ file, reason: code === 'ENOENT' ? `${what} not found` : `cannot read ${what}: ${(error as Error).message}` }]);
   }
   try {
-    return loadYaml(text);
+    return { data: loadYaml(text), text };
   } catch (error) {
-    const line = error instanceof FrontMatterError && error.line !== undefined ? ` (line ${error.line - 1})` : '';
-    throw new ConfigError([{ file, reason: `${(error as Error).message}${line}` }]);
+    // loadYaml counts the front matter's opening fence as line 1: a plain YAML file is one less.
+    const line = error instanceof FrontMatterError && error.line !== undefined ? { line: error.line - 1 } : {};
+    // loadYaml words its shape error for a card's front matter; this is a YAML file of its own.
+    const message = (error as Error).message.replace(/^front matter must be a map of fields, not a list or a scalar$/, `a ${what} is a map of \`key: value\` lines, not a list or a single value`);
+    throw new ConfigError([{ file, ...line, reason: message }]);
   }
 }
 
 export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
   const configFile = findConfigFile(where);
-  const raw = await readYamlFile(configFile, 'config file');
+  if (!named(where) && !existsSync(configFile)) {
+    throw new ConfigError([{ file: configFile, reason: `no board.yml in ${where.cwd} or any folder above it: run \`board init\` to make a board, or pass --config FILE` }]);
+  }
+  const { data: raw, text: configText } = await readYamlText(configFile, 'config file');
   const parsed = configSchema.safeParse(where.vault ? { ...(raw as object), vault: where.vault } : raw);
-  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));
+  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error, { kind: 'config', text: configText }));
   const file = parsed.data;
   const base = path.dirname(configFile);
   const resolve = (p: string) => path.resolve(base, p);
@@ -77,11 +104,12 @@ export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
 
   const { harnesses, problems } = await loadHarnesses(config);
   if (!harnesses.has(config.default_harness) && !problems.some((p) => p.file.endsWith(`${config.default_harness}.yml`))) {
-    throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `no harness named "${config.default_harness}" in ${config.harnessesDir}` }]);
+    const installed = [...harnesses.keys()].sort();
+    throw new ConfigError([{ file: configFile, field: 'default_harness', reason: `\`default_harness\` names "${config.default_harness}", but ${config.harnessesDir} has no ${config.default_harness}.yml (${installed.length > 0 ? `installed: ${installed.join(', ')}` : 'no harness is installed'})` }]);
   }
-  const modelsRaw = await readYamlFile(config.modelsFile, 'models table');
-  const models = modelsSchema.safeParse(modelsRaw);
-  if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error));
+  const modelsRaw = await readYamlText(config.modelsFile, 'models table');
+  const models = modelsSchema.safeParse(modelsRaw.data);
+  if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error, { kind: 'models', text: modelsRaw.text }));
   const privateEnv = config.privateEnvFile ? await readPrivateEnv(config.privateEnvFile) : new Map<string, string>();
   return { config, harnesses, harnessProblems: problems, models: models.data, privateEnv };
 }
@@ -94,15 +122,17 @@ async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<stri
     names = (await fs.readdir(config.harnessesDir)).filter((n) => /\.ya?ml$/.test(n)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !config.adaptersFile) {
-      throw new ConfigError([{ file: config.harnessesDir, reason: `cannot read the harnesses folder: ${(error as Error).message}` }]);
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError([{ file: config.harnessesDir, reason: code === 'ENOENT' ? 'the harnesses folder does not exist (is `harnesses` in the config right?)' : `cannot read the harnesses folder: ${code ?? (error as Error).message}` }]);
     }
   }
   for (const name of names) {
     const file = path.join(config.harnessesDir, name);
     try {
-      const parsed = harnessSchema.safeParse(await readYamlFile(file, 'harness file'));
+      const read = await readYamlText(file, 'harness file');
+      const parsed = harnessSchema.safeParse(read.data);
       if (parsed.success) harnesses.set(name.replace(/\.ya?ml$/, ''), parsed.data);
-      else problems.push(...zodProblems(file, parsed.error));
+      else problems.push(...zodProblems(file, parsed.error, { kind: 'harness', text: read.text }));
     } catch (error) {
       if (error instanceof ConfigError) problems.push(...error.problems);
       else throw error;
@@ -110,7 +140,7 @@ async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<stri
   }
   if (config.adaptersFile) {
     const parsed = adaptersSchema.safeParse(await readYamlFile(config.adaptersFile, 'adapters file'));
-    if (!parsed.success) throw new ConfigError(zodProblems(config.adaptersFile, parsed.error));
+    if (!parsed.success) throw new ConfigError(zodProblems(config.adaptersFile, parsed.error, { kind: 'harness' }));
     for (const [name, harness] of Object.entries(parsed.data)) if (!harnesses.has(name)) harnesses.set(name, harness);
   }
   return { harnesses, problems };
@@ -136,12 +166,13 @@ export function parsePrivateEnv(text: string, file: string): Map<string, string>
   return env;
 }
 
-async function readPrivateEnv(file: string): Promise<Map<string, string>> {
+export async function readPrivateEnv(file: string): Promise<Map<string, string>> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([{ file, field: 'private_env', reason: `cannot read the private env file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError([{ file, field: 'private_env', reason: code === 'ENOENT' ? 'the private env file named by `private_env` does not exist' : `cannot read the private env file: ${code ?? (error as Error).message}` }]);
   }
   return parsePrivateEnv(text, file);
 }

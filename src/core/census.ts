@@ -1,4 +1,5 @@
 import type { Card } from '../schema/card.js';
+import { normalize } from './normalize.js';
 import { suspiciousReason } from './suspicious.js';
 import type { DependentFact, InputFact } from './types.js';
 
@@ -77,7 +78,8 @@ export function censusCard(card: Card, ctx: CensusContext, normalizedRequest?: s
   if (card.attempts >= ctx.maxAttempts) {
     return { kind: 'block', reason: `attempts exhausted (${card.attempts} of max_attempts ${ctx.maxAttempts})` };
   }
-  if (!ctx.trustedOrigins.has(card.origin)) {
+  // Compared as `function` is (CONTRACT "Matching"): `origin: Human` is the trusted `human`.
+  if (!ctx.trustedOrigins.has(card.origin) && !ctx.trustedOrigins.has(normalize(card.origin))) {
     return { kind: 'block', reason: `foreign origin "${card.origin}" (not in trusted_origins)` };
   }
   const suspicious = suspiciousReason(card.request, normalizedRequest);

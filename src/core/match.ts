@@ -51,6 +51,9 @@ export function matchCard(
   if (card.recipient != null && card.recipient.trim() !== '') {
     const recipient = card.recipient.trim();
     if (profileNames.has(recipient)) return { kind: 'matched', profile: recipient, descriptor: '', via: 'recipient' };
+    // Compared as `function` is: `recipient: Note Writer` names the profile note-writer.
+    const wanted = normalize(recipient);
+    for (const name of profileNames) if (normalize(name) === wanted) return { kind: 'matched', profile: name, descriptor: '', via: 'recipient' };
     return { kind: 'human', recipient, reason: `addressed to "${recipient}", which is no profile: a human's card` };
   }
   const candidates = index.get(functionKey(index, card.function)) ?? [];

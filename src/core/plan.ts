@@ -5,6 +5,8 @@ import { recordStamp } from '../format/record.js';
 import { censusCard, isBlocked } from './census.js';
 import { indexProfiles, matchCard, toMatchable } from './match.js';
 import { normalize } from './normalize.js';
+import { unknownFields } from './unknown-fields.js';
+import { duplicateNameSentence } from '../messages.js';
 import { pickModel } from './models.js';
 import { firstInDispatchOrder } from './order.js';
 import { dueInstance } from './schedule.js';
@@ -69,11 +71,16 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     list.push({ path: parsed.file, profile: parsed.value });
     byName.set(parsed.value.name, list);
   }
+  // Fields the standard does not know: shown by dry-run and status, never a reason to skip.
+  const warnings: FileProblem[] = [];
+  for (const parsed of snapshot.profiles) if (parsed.ok) warnings.push(...unknownFields(parsed.file, parsed.value, 'profile', parsed.text));
+  for (const parsed of snapshot.templates) if (parsed.ok) warnings.push(...unknownFields(parsed.file, parsed.value, 'template', parsed.text));
+  for (const parsed of snapshot.pending) if (parsed.ok) warnings.push(...unknownFields(parsed.file, parsed.value, 'card', parsed.text));
   const profiles: ProfileEntry[] = [];
   for (const [name, entries] of byName) {
     if (entries.length > 1) {
       for (const e of entries) {
-        profileProblems.push({ file: e.path, field: 'name', reason: `name "${name}" is also declared by ${entries.filter((o) => o !== e).map((o) => o.path).join(', ')}` });
+        profileProblems.push({ file: e.path, field: 'name', reason: duplicateNameSentence(name, entries.filter((o) => o !== e).map((o) => o.path)) });
       }
       continue;
     }
@@ -83,7 +90,8 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   const profileByName = new Map(profiles.map((p) => [p.profile.name, p]));
   const index = indexProfiles(profiles.map((p) => toMatchable(p.profile)));
   const profileNames: ReadonlySet<string> = new Set(profileByName.keys());
-  const trustedOrigins = new Set([...settings.trustedOrigins, ...profiles.filter((p) => isDirector(p.profile)).map((p) => p.profile.name)]);
+  const trusted = [...settings.trustedOrigins, ...profiles.filter((p) => isDirector(p.profile)).map((p) => p.profile.name)];
+  const trustedOrigins = new Set([...trusted, ...trusted.map(normalize)]);
 
   // Steps 2 and 3: census and matching.
   const waiting: PlannedWait[] = [];
@@ -150,6 +158,12 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     const definition = settings.harnesses.get(harness);
     if (!definition) {
       waiting.push({ card: file, reason: `profile ${match.profile} needs harness "${harness}", which is not installed`, kind: 'harness' });
+      continue;
+    }
+    const cannotStart = settings.unstartable?.get(harness);
+    if (cannotStart !== undefined) {
+      // A harness problem, not the card's: it waits without spending an attempt until the harness is fixed.
+      waiting.push({ card: file, reason: `ready for ${match.profile}, but harness ${harness} cannot start: ${cannotStart}`, kind: 'harness' });
       continue;
     }
     const model = pickModel(settings.models, harness, entry.profile.model_capacity, entry.profile.model_modality);
@@ -225,6 +239,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     profiles: profiles.map((p) => ({ name: p.profile.name, path: p.path })),
     profileProblems,
     templateProblems,
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 

@@ -6,6 +6,8 @@ import type { Models } from '../schema/models.js';
 export interface FileProblem {
   readonly file: string;
   readonly field?: string;
+  /** The 1-based line in the file, where the YAML or the field gives one. */
+  readonly line?: number;
   readonly reason: string;
 }
 
@@ -101,6 +103,8 @@ export interface RoundSettings {
   readonly models: Models;
   /** Names (never values) of the keys the private env file provides. */
   readonly privateKeys: ReadonlySet<string>;
+  /** Harnesses whose program cannot be started (not on PATH, not executable), with why: gathered by the shell. */
+  readonly unstartable?: ReadonlyMap<string, string>;
 }
 
 export interface PlannedScheduled {
@@ -184,6 +188,8 @@ export interface Plan {
   readonly profiles: readonly { readonly name: string; readonly path: string }[];
   readonly profileProblems: readonly FileProblem[];
   readonly templateProblems: readonly FileProblem[];
+  /** Fields the standard does not know (a profile's any, a card's near misses): shown, not acted on. */
+  readonly warnings?: readonly FileProblem[];
 }
 
 export type { Card, Profile, ScheduledTemplate, Harness, Models };

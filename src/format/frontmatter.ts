@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import yaml from 'js-yaml';
+import { valueWithoutControls } from './control.js';
 import { loadSimpleYaml } from './simple-yaml.js';
 
 /**
@@ -32,6 +33,14 @@ export class FrontMatterError extends Error {
 }
 
 const OPEN = /^(\uFEFF?)---[ \t]*(\r?\n)/;
+
+/**
+ * Front matter over this many bytes is declared unreadable: no card or profile needs it, and every
+ * round would parse it again (CONTRACT "What the census reads").
+ */
+export const MAX_FRONT_MATTER_BYTES = 1024 * 1024;
+/** Deeper nesting than this is refused: no card needs it, and recursive readers would overflow. */
+export const MAX_YAML_DEPTH = 64;
 const CLOSE = /^(---|\.\.\.)[ \t]*(\r?\n|$)/;
 
 export function parseFrontMatter(text: string): FrontMatterDoc {
@@ -44,9 +53,13 @@ export function parseFrontMatter(text: string): FrontMatterDoc {
   let offset = start;
   let fence: string | undefined;
   let yamlText = '';
+  // A UTF-8 byte is at most one UTF-16 unit: past this many units the front matter is surely over
+  // the limit, so the search for its end stops there (a huge fenceless file costs no more).
+  const scanLimit = start + MAX_FRONT_MATTER_BYTES + 1;
   while (offset < text.length) {
     const lineEnd = text.indexOf('\n', offset);
     const next = lineEnd === -1 ? text.length : lineEnd + 1;
+    if (next > scanLimit) throw tooLarge();
     // Only a line starting like a fence is worth a look (one slice, not one per line).
     const first = text.charCodeAt(offset);
     if ((first === 45 || first === 46) && CLOSE.test(text.slice(offset, next))) {
@@ -62,7 +75,18 @@ export function parseFrontMatter(text: string): FrontMatterDoc {
   return { head, yamlText, fence, body: text.slice(offset), eol, data };
 }
 
+function tooLarge(): FrontMatterError {
+  return new FrontMatterError(`front matter over ${MAX_FRONT_MATTER_BYTES / 1024 / 1024} MiB: too large to read (the board reads at most that much YAML per file)`);
+}
+
+/** Whether `text` holds more than MAX_FRONT_MATTER_BYTES of UTF-8 (counted only when it could). */
+function overLimit(text: string): boolean {
+  if (text.length > MAX_FRONT_MATTER_BYTES) return true;
+  return text.length * 3 > MAX_FRONT_MATTER_BYTES && Buffer.byteLength(text, 'utf8') > MAX_FRONT_MATTER_BYTES;
+}
+
 export function loadYaml(yamlText: string): Record<string, unknown> {
+  if (overLimit(yamlText)) throw tooLarge();
   // The common shape is read directly (js-yaml's answer, see simple-yaml.ts); the rest, errors
   // and their line numbers included, is js-yaml's.
   const simple = loadSimpleYaml(yamlText);
@@ -79,11 +103,52 @@ export function loadYaml(yamlText: string): Record<string, unknown> {
   if (typeof data !== 'object' || Array.isArray(data)) {
     throw new FrontMatterError('front matter must be a map of fields, not a list or a scalar');
   }
+  checkExpansion(data, yamlText.length);
   return data as Record<string, unknown>;
 }
 
-export function renderFrontMatter(doc: Pick<FrontMatterDoc, 'head' | 'yamlText' | 'fence' | 'body'>): string {
-  return doc.head + doc.yamlText + doc.fence + doc.body;
+/**
+ * js-yaml shares one object per anchor, so parsing a "billion laughs" is cheap; whatever walks or
+ * stringifies the result later (zod, an edit's check, JSON output) pays the expansion: gigabytes
+ * from a few hundred bytes. So the parsed value is walked once here, iteratively and with a budget
+ * proportional to the text: a value bigger than its own bytes could hold without aliases (with a
+ * margin: a one-character null or key counts more than one unit) is refused, as is nesting deeper
+ * than any card needs. The walk stops as soon as the budget is spent: its cost is bounded by the
+ * text's length, whatever the aliases would expand to.
+ */
+function checkExpansion(data: object, textLength: number): void {
+  let budget = 4 * textLength + 4096;
+  const stack: { value: unknown; depth: number }[] = [{ value: data, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    budget -= 1;
+    if (typeof value === 'string') budget -= value.length;
+    else if (value !== null && typeof value === 'object') {
+      if (depth > MAX_YAML_DEPTH) throw new FrontMatterError(`YAML nested deeper than ${MAX_YAML_DEPTH} levels: refused`);
+      const entries = Array.isArray(value) ? value : Object.entries(value as Record<string, unknown>);
+      budget -= entries.length;
+      if (budget < 0) break;
+      for (const entry of entries) {
+        if (Array.isArray(value)) stack.push({ value: entry, depth: depth + 1 });
+        else {
+          const [key, child] = entry as [string, unknown];
+          budget -= key.length;
+          stack.push({ value: child, depth: depth + 1 });
+        }
+      }
+    }
+    if (budget < 0) break;
+  }
+  if (budget < 0) {
+    throw new FrontMatterError('YAML aliases expand past what the front matter\'s own bytes could hold (a "billion laughs"): refused, not expanded');
+  }
+}
+
+export function renderFrontMatter(doc: Pick<FrontMatterDoc, 'head' | 'yamlText' | 'fence' | 'body'> & { readonly eol?: string }): string {
+  // A file may end right at its closing fence, with no line break: a body written after it must
+  // start on a line of its own, or the fence would turn into `---## Record`.
+  const fence = doc.body !== '' && !doc.fence.endsWith('\n') ? doc.fence + (doc.eol ?? '\n') : doc.fence;
+  return doc.head + doc.yamlText + fence + doc.body;
 }
 
 interface KeyBlock {
@@ -168,7 +233,8 @@ function unescapeDoubleQuoted(raw: string): string {
 export function renderEntry(key: string, value: unknown, eol: string): string {
   // DEFAULT_SCHEMA when dumping: it quotes strings that other YAML readers would take for dates
   // or booleans, so what the board writes stays a string for every reader.
-  const dumped = yaml.dump({ [key]: value }, { lineWidth: -1, noRefs: true });
+  // No control characters but tab and newline in what the board writes (see control.ts).
+  const dumped = yaml.dump({ [key]: valueWithoutControls(value) }, { lineWidth: -1, noRefs: true });
   return dumped.replace(/\n/g, eol);
 }
 
@@ -177,7 +243,10 @@ export function renderEntry(key: string, value: unknown, eol: string): string {
  * after the last existing one. The result is re-parsed and checked: every other field must be
  * deep-equal to before and every set field equal to what was asked, or nothing is returned.
  */
-export function setFields(text: string, updates: Record<string, unknown>): string {
+export function setFields(text: string, asked: Record<string, unknown>): string {
+  // No control characters but tab and newline in what the board writes (see control.ts): the
+  // values are cleaned first, and the check below holds the result to the cleaned values.
+  const updates = valueWithoutControls(asked);
   const doc = parseFrontMatter(text);
   const lines = splitLines(doc.yamlText);
   const blocks = topLevelBlocks(lines);

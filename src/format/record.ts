@@ -1,3 +1,4 @@
+import { withoutControls } from './control.js';
 import { parseFrontMatter, renderFrontMatter } from './frontmatter.js';
 
 /**
@@ -17,13 +18,17 @@ export function recordStamp(now: Date): string {
 }
 
 export function renderRecordEntry(now: Date, actor: string, milestones: readonly string[], eol = '\n'): string {
-  const lines = [`- ${recordStamp(now)}`, ...milestones.map((m, i) => `    - ${i === 0 ? `${actor}: ` : ''}${oneLine(m)}`)];
+  const lines = [`- ${recordStamp(now)}`, ...milestones.map((m, i) => `    - ${i === 0 ? `${oneLine(actor)}: ` : ''}${oneLine(m)}`)];
   return lines.join(eol) + eol;
 }
 
-/** A milestone is one line: newlines in a reason would break the Record's shape. */
+/**
+ * A milestone is one line: newlines in a reason would break the Record's shape. Its other control
+ * characters are made visible: a raw NUL or ESC copied from a card's field would make the card
+ * binary, or drive the terminal of whoever reads it (see control.ts).
+ */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return withoutControls(text.replace(/\s*[\r\n]+\s*/g, ' ').trim()).replace(/\t/g, ' ');
 }
 
 /**

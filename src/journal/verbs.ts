@@ -6,6 +6,7 @@ import { causeFromEnv, logsDirFromEnv } from './from-env.js';
 import { JournalIndex } from './graph.js';
 import { noopJournal, openJournal, type Journal } from './journal.js';
 import { lookupOf } from './lookup.js';
+import { findUpward } from '../config/load-config.js';
 
 /** How far back a verb looks for the claim that names its worker's profile. */
 const CLAIM_WINDOW_MS = 7 * 86_400_000;
@@ -38,6 +39,8 @@ export interface VerbOutcome {
   /** The card's absolute path afterwards. */
   readonly file?: string;
   readonly message: string;
+  /** What the verb was given that the card's chain should keep: a failure's `reason`, a note's `text`. */
+  readonly data?: Readonly<Record<string, string>>;
 }
 
 export interface VerbJournalOptions {
@@ -48,14 +51,14 @@ export interface VerbJournalOptions {
   readonly at: Date;
 }
 
-/** The journal a verb writes to: `--config`'s, else BOARD_CONFIG's (BOARD_LOGS), else ./board.yml's, else none. */
+/** The journal a verb writes to: `--config`'s, else BOARD_CONFIG's (BOARD_LOGS), else the board.yml found from the cwd up, else none. */
 export async function journalForVerb(options: VerbJournalOptions): Promise<Journal> {
-  const local = path.resolve(options.cwd, 'board.yml');
+  // The config a command would find: board.yml here or in the nearest parent (load-config.ts).
   const config = options.config
     ? path.resolve(options.cwd, options.config)
     : options.env.BOARD_CONFIG || options.env.BOARD_LOGS
       ? undefined
-      : await fs.access(local).then(() => local, () => undefined);
+      : findUpward(options.cwd);
   const logsDir = await logsDirFromEnv(config ? { ...options.env, BOARD_LOGS: undefined, BOARD_CONFIG: config } : options.env);
   return logsDir ? openJournal(logsDir) : noopJournal();
 }
@@ -104,6 +107,7 @@ export async function journalVerb(outcome: VerbOutcome, options: VerbJournalOpti
       cause,
       run: options.env.BOARD_RUN || undefined,
       detail: outcome.message,
+      ...(outcome.data ? { data: outcome.data } : {}),
       at: options.at,
     });
   } catch {

@@ -1,13 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { findConfigFile } from '../config/load-config.js';
-import { loadYaml, parseFrontMatter } from '../format/frontmatter.js';
+import { findConfigFile, readPrivateEnv } from '../config/load-config.js';
+import { FrontMatterError, loadYaml, parseFrontMatter } from '../format/frontmatter.js';
 import { configSchema } from '../schema/config.js';
 import { ConfigError, zodProblems } from '../errors.js';
 import { isCardFileName, VaultLayout } from '../vault/layout.js';
 import { mapLimit } from '../vault/read-card.js';
 import { isRecord, type CardDoc, type HarnessDoc, type LintInput, type ProfileDoc, type ReadDoc } from './types.js';
 import { isReachable } from '../vault/exists.js';
+import { programProblem, type ProgramPlace } from '../config/program.js';
+import { harnessSchema } from '../schema/harness.js';
 
 export interface LintLocation {
   readonly config?: string | undefined;
@@ -25,37 +27,60 @@ const CONCURRENCY = 64;
 export async function gatherLintInput(where: LintLocation): Promise<LintInput & { vault: string }> {
   const configFile = findConfigFile(where);
   const raw = await readYaml(configFile);
-  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, reason: raw.error }]);
+  if (raw.error === 'not found' && !(where.config || where.env.BOARD_CONFIG)) {
+    throw new ConfigError([{ file: configFile, reason: `no board.yml in ${where.cwd} or any folder above it: run \`board init\` to make a board, or pass --config FILE` }]);
+  }
+  if (raw.error !== undefined) throw new ConfigError([{ file: configFile, ...(raw.errorLine !== undefined ? { line: raw.errorLine } : {}), reason: raw.error === 'not found' ? 'config file not found' : raw.error }]);
   const parsed = configSchema.safeParse(where.vault ? { ...(isRecord(raw.data) ? raw.data : {}), vault: where.vault } : raw.data);
-  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error));
+  if (!parsed.success) throw new ConfigError(zodProblems(configFile, parsed.error, { kind: 'config', ...(raw.text !== undefined ? { text: raw.text } : {}) }));
   const base = path.dirname(configFile);
   const config = parsed.data;
   const layout = new VaultLayout(where.vault ? path.resolve(where.cwd, where.vault) : path.resolve(base, config.vault));
   const harnessesDir = path.resolve(base, config.harnesses);
+  // The private env file is config too: a malformed one (file and line named, never the value)
+  // fails lint as it fails every tick.
+  if (config.private_env) await readPrivateEnv(path.resolve(base, config.private_env));
 
   const [profiles, cards, harnesses, models] = await Promise.all([
     readProfiles(layout),
     readCards(layout),
-    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined),
+    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, { harnessesDir, vault: layout.root, boardPath: where.env.PATH ?? '/usr/bin:/bin' }),
     readYaml(path.resolve(base, config.models)),
   ]);
   return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness };
 }
 
 async function readYaml(file: string): Promise<ReadDoc> {
+  let text: string;
   try {
-    return { file, data: loadYaml(await fs.readFile(file, 'utf8')) };
+    text = await fs.readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { file, error: code === 'ENOENT' ? 'not found' : (error as Error).message };
   }
+  try {
+    return { file, data: loadYaml(text), text };
+  } catch (error) {
+    // loadYaml counts a front matter's opening fence as line 1: a plain YAML file is one less.
+    return { file, error: (error as Error).message, ...errorLine(error, -1), text };
+  }
+}
+
+function errorLine(error: unknown, shift: number): { errorLine?: number } {
+  return error instanceof FrontMatterError && error.line !== undefined ? { errorLine: error.line + shift } : {};
 }
 
 async function readFrontMatter(absolute: string, shown: string): Promise<ReadDoc> {
+  let text: string;
   try {
-    return { file: shown, data: parseFrontMatter(await fs.readFile(absolute, 'utf8')).data };
+    text = await fs.readFile(absolute, 'utf8');
   } catch (error) {
     return { file: shown, error: (error as Error).message };
+  }
+  try {
+    return { file: shown, data: parseFrontMatter(text).data, text };
+  } catch (error) {
+    return { file: shown, error: (error as Error).message, ...errorLine(error, 0), text };
   }
 }
 
@@ -100,8 +125,14 @@ async function readCards(layout: VaultLayout): Promise<CardDoc[]> {
   return lists.flat();
 }
 
-async function readHarnesses(harnessesDir: string, adaptersFile: string | undefined): Promise<HarnessDoc[]> {
+async function readHarnesses(harnessesDir: string, adaptersFile: string | undefined, place: ProgramPlace): Promise<HarnessDoc[]> {
   const docs: HarnessDoc[] = [];
+  // The fact the program check judges: only for a harness that passes its schema.
+  const program = (data: unknown): { programProblem?: string } => {
+    const parsed = harnessSchema.safeParse(data);
+    const problem = parsed.success ? programProblem(parsed.data, place) : undefined;
+    return problem !== undefined ? { programProblem: problem } : {};
+  };
   const guard = async (data: unknown): Promise<boolean | undefined> => {
     if (!isRecord(data) || typeof data.credential_guard !== 'string' || data.credential_guard.trim() === '') return undefined;
     return isReachable(path.resolve(harnessesDir, data.credential_guard));
@@ -110,7 +141,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
     if (!e.isFile() || !/\.ya?ml$/.test(e.name)) continue;
     const doc = await readYaml(path.join(harnessesDir, e.name));
     const guardExists = await guard(doc.data);
-    docs.push({ ...doc, name: e.name.replace(/\.ya?ml$/, ''), ...(guardExists !== undefined ? { guardExists } : {}) });
+    docs.push({ ...doc, name: e.name.replace(/\.ya?ml$/, ''), ...(guardExists !== undefined ? { guardExists } : {}), ...program(doc.data) });
   }
   if (adaptersFile) {
     const doc = await readYaml(adaptersFile);
@@ -120,7 +151,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
       for (const [name, data] of Object.entries(doc.data)) {
         if (docs.some((d) => d.name === name)) continue; // a harness file wins, as in the round
         const guardExists = await guard(data);
-        docs.push({ file: adaptersFile, name, data, ...(guardExists !== undefined ? { guardExists } : {}) });
+        docs.push({ file: adaptersFile, name, data, ...(guardExists !== undefined ? { guardExists } : {}), ...program(data) });
       }
     }
   }

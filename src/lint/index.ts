@@ -1,6 +1,8 @@
 import { checkAmbiguity } from './ambiguity.js';
+import { checkUnknownFields } from './fields.js';
 import { checkHarnessGuards } from './harness-guard.js';
 import { checkModels } from './models.js';
+import { checkPrograms } from './program.js';
 import { checkRank } from './rank.js';
 import { checkSchemas } from './schema.js';
 import { checkSkills } from './skills.js';
@@ -12,10 +14,12 @@ export type { Finding, LintCheck, LintInput } from './types.js';
 export function lint(input: LintInput): Finding[] {
   const findings = [
     ...checkSchemas(input),
+    ...checkUnknownFields(input),
     ...checkRank(input),
     ...checkAmbiguity(input),
     ...checkSkills(input),
     ...checkHarnessGuards(input),
+    ...checkPrograms(input),
     ...checkModels(input),
   ];
   const key = (f: Finding) => `${f.file}\u0000${f.field ?? ''}\u0000${f.check}\u0000${f.reason}`;

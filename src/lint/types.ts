@@ -1,11 +1,15 @@
 /** What `board lint` reports: one finding per problem, named by file, field and reason. */
-export type LintCheck = 'schema' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models';
+export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program';
 
 export interface Finding {
   readonly check: LintCheck;
   readonly file: string;
   readonly field?: string;
+  /** The 1-based line in the file, where YAML or the field gives one. */
+  readonly line?: number;
   readonly reason: string;
+  /** A warning is shown but does not fail lint (a card's unknown field); everything else is an error. */
+  readonly severity?: 'warning';
 }
 
 /** A YAML document as read: its data, or why it could not be read. */
@@ -14,6 +18,10 @@ export interface ReadDoc {
   readonly file: string;
   readonly data?: unknown;
   readonly error?: string;
+  /** The line of `error`, when YAML gives one. */
+  readonly errorLine?: number;
+  /** The file's text, for the line of each field. */
+  readonly text?: string;
 }
 
 export interface ProfileDoc extends ReadDoc {
@@ -29,6 +37,8 @@ export interface HarnessDoc extends ReadDoc {
   readonly name: string;
   /** Whether the declared `credential_guard` file exists (undefined when none is declared). */
   readonly guardExists?: boolean;
+  /** Why its program cannot be started (not on its PATH, not executable); undefined when it can or the file is invalid. */
+  readonly programProblem?: string;
 }
 
 /** Everything lint looks at, gathered once by the shell; every check is a pure function of it. */

@@ -88,11 +88,17 @@ export interface CostRow {
   readonly usd: number;
 }
 
-/** Sum recorded costs by profile, flow (cards without one under `(no flow)`), day of the claim, model or harness. */
+/**
+ * Sum recorded costs by profile, flow (cards without one under `(no flow)`), day of the claim,
+ * model or harness. A director's own card carries no `flow`: its runs count under the flow its
+ * children name it `director` of.
+ */
 export function sumCosts(manifests: readonly RunManifest[], by: CostGrouping): CostRow[] {
   const rows = new Map<string, { runs: number; costed: number; tokens: number; usd: number }>();
+  const directedFlow = new Map<string, string>();
+  for (const m of manifests) if (m.flow !== undefined && m.director !== undefined) directedFlow.set(m.director.replace(/^.*\//, ''), m.flow);
   for (const m of manifests) {
-    const key = by === 'profile' ? m.profile : by === 'flow' ? (m.flow ?? '(no flow)') : by === 'day' ? localDate(new Date(m.start ?? m.claim)) : by === 'model' ? m.model : m.harness;
+    const key = by === 'profile' ? m.profile : by === 'flow' ? (m.flow ?? directedFlow.get(m.card) ?? '(no flow)') : by === 'day' ? localDate(new Date(m.start ?? m.claim)) : by === 'model' ? m.model : m.harness;
     const row = rows.get(key) ?? { runs: 0, costed: 0, tokens: 0, usd: 0 };
     row.runs += 1;
     if (m.cost && (m.cost.tokens !== undefined || m.cost.usd !== undefined)) {

@@ -42,6 +42,8 @@ export const manifestSchema = z.object({
   /** The claim's time (`claimed`), ISO 8601. */
   claim: z.string().min(1),
   flow: z.string().optional(),
+  /** A flow child's `director`: the director's card, whose own runs count under this flow. */
+  director: z.string().optional(),
   /** The absolute paths the prompt template and command were rendered with. */
   paths: z.object({ profile: z.string(), card: z.string(), vault: z.string(), harnesses: z.string().optional() }),
   components: z.array(componentSchema),

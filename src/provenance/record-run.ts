@@ -99,9 +99,11 @@ export async function recordRun(input: RecordRunInput): Promise<RecordedRun> {
   await put('prompt', scrubText(input.command.prompt, input.privateEnv), `harness ${input.harnessName} prompt_template`);
 
   let flow: string | undefined;
+  let director: string | undefined;
   try {
     const data = parseFrontMatter(input.cardText).data;
     if (typeof data.flow === 'string' && data.flow !== '') flow = data.flow;
+    if (typeof data.director === 'string' && data.director !== '') director = data.director;
   } catch {
     // The card was just stamped by the board; an unreadable front matter here is not ours to report.
   }
@@ -115,6 +117,7 @@ export async function recordRun(input: RecordRunInput): Promise<RecordedRun> {
     model: input.model,
     claim: input.claim,
     ...(flow !== undefined ? { flow } : {}),
+    ...(director !== undefined ? { director } : {}),
     paths: input.paths,
     components,
     argv: [input.command.file, ...input.command.args].map((a) => scrubText(a, input.privateEnv)),

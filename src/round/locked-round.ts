@@ -2,7 +2,7 @@ import { formatProblem, RoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Plan, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
-import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
+import { acquireRoundLock, lockPaths, readLockOwner, type LockOwner } from '../vault/lock.js';
 import { assertVault } from './read-snapshot.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { Transition } from './context.js';
@@ -50,12 +50,17 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
     const dead = lock.tookOver.why.startsWith('its holder');
     logger.warn({ previous: tookOverFrom, why: lock.tookOver.why }, dead ? 'took over the round lock of a dead process' : 'took over a stale round lock');
   }
+  // The owner record as this round wrote it: compared again at the end (see lostLock).
+  const ours = await readLockOwner(lockPaths(layout.kanban).owner).catch(() => undefined);
   try {
     const plan = await planFromVault({ board, layout, now }, input.cache, input.onSnapshot);
     for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
     for (const p of [...plan.profileProblems, ...plan.templateProblems]) logger.error({ file: p.file, field: p.field, reason: p.reason }, formatProblem(p));
     const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);
-    if (compromised) throw new RoundError(`the round lock was lost during the round: ${compromised.message}`);
+    // proper-lockfile learns of a lost lock only on its next refresh, which a long round may not
+    // have reached: the lock's owner record says at once whether another round took it over.
+    compromised ??= await lostLock(layout.kanban, ours);
+    if (compromised) throw new RoundError(`the round lock was lost during the round (another round may have run at the same time; check \`board status\`): ${compromised.message}`);
     await recordLastRound(board, logger, { time: now.toISOString(), outcome: 'ok', by, vault: layout.root, counts: roundCounts(plan, transitions) });
     return { skipped: false, plan, transitions, ...(tookOverFrom ? { tookOverFrom } : {}) };
   } catch (error) {
@@ -64,6 +69,15 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
   } finally {
     await lock.release().catch((error: Error) => logger.error({ err: error }, 'could not release the round lock'));
   }
+}
+
+/** An error when the lock's owner record is no longer the one this round took, else undefined. */
+async function lostLock(kanbanDir: string, ours: LockOwner | undefined): Promise<Error | undefined> {
+  if (!ours) return undefined; // an owner record we could not read at the start proves nothing now
+  const file = lockPaths(kanbanDir).owner;
+  const owner = await readLockOwner(file).catch(() => undefined);
+  if (owner && owner.pid === ours.pid && owner.host === ours.host && owner.since === ours.since && owner.token === ours.token) return undefined;
+  return new Error(owner ? `${file} now names pid ${owner.pid} on ${owner.host} (since ${owner.since})` : `${file} is gone or unreadable`);
 }
 
 async function recordLastRound(board: LoadedBoard, logger: Logger, record: Parameters<typeof writeLastRound>[1]): Promise<void> {

@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 import { cardSchema } from '../schema/card.js';
 import { profileSchema } from '../schema/profile.js';
 import type { CensusCache } from '../vault/census-cache.js';
-import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { assertRealFolders } from '../vault/real-folders.js';
 import { acquireRoundLock, type LockOwner } from '../vault/lock.js';
 import { readParsed } from '../vault/read-card.js';
 import type { Transition } from './context.js';
@@ -74,7 +75,9 @@ export type PartialRoundResult =
 export async function runPartialRound(input: PartialRoundInput, logger: Logger, spawner: Spawner): Promise<PartialRoundResult> {
   const { board, layout, now } = input;
   await assertVault(layout);
-  if (input.cards.some((n) => !isCardFileName(n) || n.includes('/'))) return { fallback: 'a name that is not a card' };
+  // A name the census would declare (too long), or linked folders, are the full round's to report.
+  if (input.cards.some((n) => !isCardFileName(n) || n.includes('/') || cardNameProblem(n) !== undefined)) return { fallback: 'a name that is not a card' };
+  if (await assertRealFolders(layout).then(() => false, () => true)) return { fallback: 'a board folder is not a real folder' };
   const names = [...new Set(input.cards)].sort();
   let compromised: Error | undefined;
   const lock = await acquireRoundLock(layout.kanban, (error) => {

@@ -1,4 +1,5 @@
 import { planRound } from '../core/plan.js';
+import { unstartableHarnesses } from '../config/program.js';
 import type { Plan, RoundSettings, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import type { CensusCache } from '../vault/census-cache.js';
@@ -21,6 +22,8 @@ export function roundSettings(board: LoadedBoard): RoundSettings {
     harnessProblems: board.harnessProblems,
     models: board.models,
     privateKeys: new Set(board.privateEnv.keys()),
+    // Checked every round: a harness fixed while `watch` runs is used from the next round on.
+    unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: c.harnessesDir, vault: c.vault, boardPath: process.env.PATH ?? '/usr/bin:/bin' }),
   };
 }
 

@@ -8,7 +8,8 @@ import { runIdFor } from '../core/zombies.js';
 import type { DependentFact, DoubleLinkFact, InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
 import { hasEmptyCloseJustification } from '../format/empty-close.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
-import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { assertRealFolders, isLinkedProfileFolder } from '../vault/real-folders.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import type { CensusCache } from '../vault/census-cache.js';
 import { neverStartedInARow, readRunRecord, runFactOf } from '../vault/runs.js';
@@ -34,6 +35,7 @@ export const DOUBLE_LINK_SETTLE_MS = 2_000;
  */
 export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Promise<VaultSnapshot> {
   await assertVault(layout);
+  await assertRealFolders(layout);
   cache?.beginRound();
   const read: typeof readParsed = cache ? (file, shown, schema) => cache.read(file, shown, schema) : readParsed;
   const [profileDirs, templateList, pendingList, inProgressList, doneNames, archivedNames] = await Promise.all([
@@ -56,7 +58,13 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   ]);
   // Profiles after the cards: the same reading and parsing code, warm by then (a few hundred
   // profiles read first paid its cold start, ~20 µs more each).
-  const profileFiles = profileDirs.filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
+  // A profile folder that is a link is declared, never read through (CONTRACT "What the census reads").
+  const linkedProfiles: Parsed<never>[] = profileDirs.flatMap((d) => {
+    const reason = d.name.startsWith('.') ? undefined : isLinkedProfileFolder(layout.agents, d);
+    const file = `${layout.relative(path.join(layout.agents, d.name))}/`;
+    return reason ? [{ ok: false as const, file, problems: [{ file, reason }] }] : [];
+  });
+  const profileFiles = profileDirs.filter((d) => d.isDirectory()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
   const profiles = (
     await mapLimit(profileFiles, READ_CONCURRENCY, async (file) => {
       const parsed = await read(file, layout.relative(file), profileSchema);
@@ -65,11 +73,12 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
       return parsed;
     })
   ).filter((p): p is NonNullable<typeof p> => p !== undefined);
+  profiles.push(...linkedProfiles);
 
   // A card listed and then gone before it was read has moved on (a worker closed it, a person
   // moved it): it is not unreadable, and the next round sees it where it went.
-  const pending = pendingRead.filter((c) => !vanished(c));
-  const inProgress = inProgressRead.filter((c) => !vanished(c));
+  const pending = [...pendingRead.filter((c) => !vanished(c)), ...declared(pendingList)];
+  const inProgress = [...inProgressRead.filter((c) => !vanished(c)), ...declared(inProgressList, false)];
   cache?.endRound();
 
   const existingNames = new Set([...pendingNames, ...inProgressNames, ...doneNames, ...archivedNames]);
@@ -188,25 +197,64 @@ async function listUnsorted(dir: string): Promise<Dirent[]> {
 }
 
 async function listCardNames(dir: string): Promise<string[]> {
-  return (await listCards(dir)).names;
+  const list = await listCards(dir);
+  // done/ and archive/: a too-long name is still a card that exists (names are unique across folders).
+  return [...list.names, ...[...list.others].filter(([, o]) => o.card && !o.reason.startsWith('not a card')).map(([n]) => n)].sort();
 }
 
-/** A folder's card names, and which of them its listing typed as regular files (d_type). */
+/**
+ * A folder's card names, which of them its listing typed as regular files (d_type), and what else
+ * is visible in it: each with why it is not a card the board reads.
+ */
 interface CardList {
   readonly names: string[];
   readonly files: ReadonlySet<string>;
+  /** Visible entries that are not readable cards, by name: a folder, a FIFO, another extension, a name too long. */
+  readonly others: ReadonlyMap<string, { reason: string; card: boolean }>;
 }
 
 async function listCards(dir: string): Promise<CardList> {
   const names: string[] = [];
   const files = new Set<string>();
+  const others = new Map<string, { reason: string; card: boolean }>();
   for (const e of await listUnsorted(dir)) {
-    if (e.isDirectory() || !isCardFileName(e.name)) continue;
+    if (e.name.startsWith('.')) continue; // editors' and the board's own temp files
+    const card = isCardFileName(e.name);
+    const kind = entryKind(e);
+    const reason = kind ? `not a card: ${kind}` : !card ? 'not a card: only files named *.md are cards' : cardNameProblem(e.name);
+    if (reason) {
+      others.set(e.name, { reason, card });
+      continue;
+    }
     names.push(e.name);
     if (e.isFile()) files.add(e.name);
   }
   // The default sort compares UTF-16 code units, as `<` does, without a call per comparison.
-  return { names: names.sort(), files };
+  return { names: names.sort(), files, others };
+}
+
+/** What a listed entry is when it cannot be a card file whatever its name; undefined for a file or a link (a linked card is read, and refused, as before). */
+function entryKind(e: Dirent): string | undefined {
+  if (e.isDirectory()) return 'a folder';
+  if (e.isFIFO()) return 'a FIFO (named pipe)';
+  if (e.isSocket()) return 'a socket';
+  if (e.isBlockDevice() || e.isCharacterDevice()) return 'a device';
+  if (e.isSymbolicLink() && !isCardFileName(e.name)) return 'a symbolic link';
+  return undefined;
+}
+
+/**
+ * The entries of a state folder the census does not read, as declared problems (CONTRACT "What
+ * the census reads": anything visible that is not a card is declared with its reason, never read
+ * through and never moved). Outside `pending/` only would-be cards are declared (a name too long,
+ * a folder named `*.md`): done/ and in-progress/ may hold a person's other files.
+ */
+function declared(list: CardList, everything = true): Parsed<never>[] {
+  const out: Parsed<never>[] = [];
+  for (const [file, { reason, card }] of [...list.others].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (everything || card) out.push({ ok: false, file, problems: [{ file, reason }] });
+  }
+  return out;
 }
 
 async function listArchived(archiveDir: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalize } from '../core/normalize.js';
 
 /** A timestamp as people and agents write it: a date, optionally with a time and an offset. */
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -16,7 +17,8 @@ export const cardSchema = z.looseObject({
   origin: z.string().min(1),
   paths: z.array(vaultPath).nullish().transform((v) => v ?? []),
   attempts: z.number().int().min(0).nullish().transform((v) => v ?? 0),
-  priority: z.enum(['normal', 'urgent']).nullish(),
+  // Compared as `function` is: `priority: Urgent` is urgent.
+  priority: z.preprocess((v) => (typeof v === 'string' ? normalize(v) : v), z.enum(['normal', 'urgent']).nullish()),
   inputs: cardInputs.nullish(),
   destination: vaultPath.nullish(),
   recipient: z.string().nullish(),

@@ -22,7 +22,7 @@ const profileFields = {
   version: z.union([z.string().min(1), z.number()]).transform(String),
   description: z.string().min(1),
   function: z.string().min(1),
-  handles: descriptors.refine((d) => d.length > 0, 'at least one descriptor'),
+  handles: descriptors.refine((d) => d.length > 0, 'needs at least one phrase, e.g. `handles: [meeting notes]`'),
   refuses: descriptors.optional(),
   inputs: z.array(port).optional(),
   outputs: z.array(port).optional(),

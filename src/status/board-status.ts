@@ -11,24 +11,47 @@ import { mapLimit, readParsed } from '../vault/read-card.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
 import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
+import type { FileProblem } from '../core/types.js';
+import { formatProblem } from '../errors.js';
+import { debris, leftOutNote, notCards, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
 
 /** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
 export interface BoardStatus {
   readonly now: string;
   readonly vault: string;
-  readonly counts: { pending: number; inProgress: number; done: number; archive: number; scheduled: number; ready: number; blocked: number; waiting: number };
+  readonly counts: { pending: number; inProgress: number; done: number; archive: number; scheduled: number; ready: number; blocked: number; waiting: number; unreadable: number };
   /** Cards the next round would dispatch, and to whom. */
   readonly ready: readonly { card: string; profile: string; harness: string; model: string }[];
-  readonly waiting: readonly { card: string; kind: WaitKind | 'other'; reason: string; profiles?: readonly string[] }[];
+  readonly waiting: readonly { card: string; kind: WaitKind | 'other'; reason: string; profiles?: readonly string[]; leftOut?: readonly string[] }[];
   /** Unmatched cards: the signal the standard prizes — the next agent to write. */
   readonly unmatched: readonly string[];
   readonly blocked: readonly { card: string; state: 'pending' | 'in-progress'; reason: string; since?: string; pending?: true }[];
   readonly inProgress: readonly InProgressStatus[];
   readonly falseCloses: readonly { card: string; closed?: string; agent?: string }[];
-  readonly unreadable: readonly { file: string; field?: string; reason: string }[];
+  readonly unreadable: readonly FileProblem[];
+  /** Profiles and scheduled templates the round leaves out, with why; harness files that failed theirs. */
+  readonly leftOut: readonly FileProblem[];
+  /** Fields the standard does not know (a profile's any, a card's near misses of known ones). */
+  readonly warnings: readonly FileProblem[];
+  /** Visible entries of pending/ that are not cards. */
+  readonly notCards: readonly NotACard[];
+  /** Harnesses whose program cannot be started: every card they would get waits. */
+  readonly cannotStart: readonly { harness: string; reason: string }[];
+  /** Workers that could not start (their run records' `startError`), for cards not closed yet. */
+  readonly couldNotStart: readonly StartFailure[];
+  readonly templates: readonly TemplateDue[];
+  /** Temp files of interrupted writes and retired round locks, which the rounds clean up. */
+  readonly debris: readonly Debris[];
   readonly lastRound: LastRound | null;
   /** Something at KANBAN/.board.lock no round can take over (issue 12): every tick fails until a human acts. */
   readonly lockProblem?: string;
+}
+
+export interface StatusExtras {
+  /** Harness files left out when the config was loaded. */
+  readonly harnessProblems?: readonly FileProblem[];
+  /** Harnesses whose program cannot be started, with why (config/program.ts). */
+  readonly unstartable?: ReadonlyMap<string, string>;
 }
 
 export interface InProgressStatus {
@@ -58,7 +81,7 @@ export function isFalseClose(card: Card, body: string): boolean {
   return card.paths.length === 0 && !hasEmptyCloseJustification(body);
 }
 
-export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, lastRound: LastRound | undefined): Promise<BoardStatus> {
+export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, lastRound: LastRound | undefined, extras: StatusExtras = {}): Promise<BoardStatus> {
   const [pendingNames, inProgressNames, doneNames, scheduledNames, archived] = await Promise.all([
     cardNames(layout.pending),
     cardNames(layout.inProgress),
@@ -67,8 +90,19 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     archiveCount(layout.archive),
   ]);
 
-  const waiting = plan.waiting.map((w) => ({ card: w.card, kind: w.kind ?? ('other' as const), reason: w.reason, ...(w.profiles ? { profiles: w.profiles } : {}) }));
-  const unmatched = waiting.filter((w) => w.kind === 'unmatched').map((w) => w.card);
+  const leftOutBy = await unmatchedByLeftOut(layout, plan);
+  const waiting = plan.waiting.map((w) => {
+    const files = leftOutBy.get(w.card);
+    return {
+      card: w.card,
+      kind: w.kind ?? ('other' as const),
+      reason: files ? `${w.reason}; ${leftOutNote(files, plan.profileProblems)}` : w.reason,
+      ...(w.profiles ? { profiles: w.profiles } : {}),
+      ...(files ? { leftOut: files } : {}),
+    };
+  });
+  // Only a card no profile (left out or not) could take is the next agent to write.
+  const unmatched = waiting.filter((w) => w.kind === 'unmatched' && !w.leftOut).map((w) => w.card);
 
   const inProgressCards = await mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readParsed(path.join(layout.inProgress, n), n, cardSchema));
   const inProgressNamesSet = new Set(inProgressNames);
@@ -114,7 +148,10 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
   inProgress.sort((a, b) => (a.card < b.card ? -1 : 1));
 
   const falseCloses: { card: string; closed?: string; agent?: string }[] = [];
-  const unreadable = [...plan.invalid];
+  // The census declares what in pending/ is not a card among its problems too: status lists those
+  // once, under notCards.
+  const declaredNotCards = new Set((await notCards(layout)).map((n) => n.file.replace(/\/$/, '')));
+  const unreadable = plan.invalid.filter((p) => !declaredNotCards.has(p.file));
   await mapLimit(doneNames, READ_CONCURRENCY, async (name) => {
     let text: string;
     try {
@@ -137,6 +174,14 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     }
   });
   falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
+  const [declared, couldNotStart, templates, left] = await Promise.all([
+    notCards(layout),
+    startFailures(layout, [...pendingNames, ...inProgressNames]),
+    templateDues(layout, now),
+    // Files age on the real clock, whatever --now says.
+    debris(layout, Date.now()),
+  ]);
+  const pendingUnreadable = plan.invalid.filter((p) => pendingNames.includes(p.file)).length;
   const lockProblem = await lockDebris(layout.kanban);
 
   return {
@@ -151,6 +196,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
       ready: plan.dispatch.length,
       blocked: blocked.length,
       waiting: waiting.length,
+      unreadable: pendingUnreadable,
     },
     ready: plan.dispatch.map((d) => ({ card: d.card, profile: d.profile, harness: d.harness, model: d.model })),
     waiting,
@@ -159,6 +205,13 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     inProgress,
     falseCloses,
     unreadable,
+    leftOut: [...plan.profileProblems, ...plan.templateProblems, ...(extras.harnessProblems ?? [])],
+    warnings: plan.warnings ?? [],
+    notCards: declared,
+    cannotStart: [...(extras.unstartable ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
+    couldNotStart,
+    templates,
+    debris: left,
     lastRound: lastRound ?? null,
     ...(lockProblem ? { lockProblem } : {}),
   };
@@ -169,7 +222,7 @@ const KIND_LABEL: Record<WaitKind | 'other', string> = {
   ambiguous: 'ambiguous',
   input: 'missing input',
   human: "a human's card",
-  harness: 'harness missing',
+  harness: 'harness problem',
   model: 'model missing',
   keys: 'private keys missing',
   capacity: 'round limit reached',
@@ -182,12 +235,11 @@ export function statusText(s: BoardStatus): string {
   const c = s.counts;
   const lines = [
     `board on ${s.vault} at ${s.now}`,
-    `  pending ${c.pending} (ready ${c.ready}, waiting ${c.waiting}, blocked ${c.blocked})  ·  in-progress ${c.inProgress}  ·  done ${c.done}  ·  archive ${c.archive}  ·  scheduled ${c.scheduled}`,
+    `  pending ${c.pending} (ready ${c.ready}, waiting ${c.waiting}, blocked ${c.blocked}${c.unreadable > 0 ? `, unreadable ${c.unreadable}` : ''})  ·  in-progress ${c.inProgress}  ·  done ${c.done}  ·  archive ${c.archive}  ·  scheduled ${c.scheduled}`,
   ];
   if (s.lastRound) {
     const r = s.lastRound;
-    const counts = r.counts ? ` — ${Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace(/^did:/, '')} ${n}`).join(', ') || 'nothing to do'}` : '';
-    lines.push(`  last round: ${r.time} by ${r.by}: ${r.outcome}${r.error ? ` (${r.error})` : ''}${counts}`);
+    lines.push(`  last round: ${r.time} by ${r.by}: ${r.outcome}${r.error ? ` (${r.error})` : ''}${lastRoundCounts(r.counts)}`);
   } else {
     lines.push('  last round: none recorded (no tick or watch has run with this config yet)');
   }
@@ -203,10 +255,14 @@ export function statusText(s: BoardStatus): string {
         "Either a profile needs a new descriptor, or you've just found the next agent you need to write.",
     );
   }
+  section('profiles and templates left out (fix them: the round ignores them)', s.leftOut.map(formatProblem));
+  section('harnesses that cannot start (their cards wait)', s.cannotStart.map((h) => `${h.harness} — ${h.reason}`));
+  section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(
     'waiting',
-    s.waiting.map((w) => `${w.card} — ${KIND_LABEL[w.kind]}${w.profiles ? ` between ${w.profiles.join(' and ')}` : ''}: ${w.reason}`),
+    // The label says the kind once: a reason that starts with it ("ambiguous: …") does not say it again.
+    s.waiting.map((w) => `${w.card} — ${KIND_LABEL[w.kind]}${w.profiles ? ` between ${w.profiles.join(' and ')}` : ''}: ${w.reason.replace(new RegExp(`^${w.kind}: `), '')}`),
   );
   section('blocked', s.blocked.map((b) => `${b.card}${b.state === 'in-progress' ? ' (in-progress)' : ''} — ${b.pending ? 'blocked at the next round: ' : ''}${b.reason}${b.since ? ` (since ${b.since})` : ''}`));
   section(
@@ -214,8 +270,23 @@ export function statusText(s: BoardStatus): string {
     s.inProgress.map((p) => `${p.card} — ${p.agent ?? '(no agent)'} on ${p.model ?? '(no model)'}, claimed ${p.age ? `${p.age} ago` : '(never stamped)'}, worker ${p.worker}${p.pid ? ` (pid ${p.pid})` : ''}${p.job ? `, Slurm job ${p.job}` : ''}`),
   );
   section('false closes (done with empty paths and no justification)', s.falseCloses.map((f) => `${f.card}${f.agent ? ` — closed by ${f.agent}` : ''}${f.closed ? ` at ${f.closed}` : ''}`));
-  section('unreadable', s.unreadable.map((u) => `${u.file}${u.field ? `: ${u.field}` : ''}: ${u.reason}`));
+  section('unreadable cards (never rewritten)', s.unreadable.map(formatProblem));
+  section('not cards (in pending/, left alone)', s.notCards.map((n) => `${n.file} — ${n.reason}`));
+  section('warnings', s.warnings.map(formatProblem));
+  section('debris (the rounds clean it up)', s.debris.map((d) => `${d.file} — ${d.reason}`));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The last round's counts, once each: what it planned, then what it did (a key planned and done,
+ * like `blocked`, is not repeated as two bare "blocked 1").
+ */
+function lastRoundCounts(counts: Readonly<Record<string, number>> | undefined): string {
+  if (!counts) return '';
+  const planned = Object.entries(counts).filter(([k, n]) => !k.startsWith('did:') && n > 0).map(([k, n]) => `${k} ${n}`);
+  const did = Object.entries(counts).filter(([k, n]) => k.startsWith('did:') && n > 0).map(([k, n]) => `${k.slice(4)} ${n}`);
+  if (planned.length + did.length === 0) return ' — nothing to do';
+  return ` — planned: ${planned.join(', ') || 'nothing'}${did.length > 0 ? `; done: ${did.join(', ')}` : ''}`;
 }
 
 async function cardNames(dir: string): Promise<string[]> {

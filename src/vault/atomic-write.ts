@@ -4,9 +4,32 @@ import path from 'node:path';
 import { crashPoint } from './crash-seam.js';
 import { linkNoReplace } from './move-card.js';
 
-/** A temp file beside the target (same filesystem, so the rename is atomic), hidden from census. */
-function tempPathFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+/** The longest file name (in bytes) the filesystems the board runs on take: NAME_MAX. */
+export const NAME_MAX_BYTES = 255;
+
+/**
+ * A temp file beside the target (same filesystem, so the rename is atomic), hidden from census.
+ * Its name always fits NAME_MAX: the target's name is cut (on a character boundary) when the
+ * suffix would take it past 255 bytes; a card named with 240 bytes or more would otherwise fail
+ * every write with ENAMETOOLONG after its claim moved it. The cut name still matches TEMP_NAME.
+ */
+export function tempPathFor(target: string): string {
+  const suffix = `.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  return path.join(path.dirname(target), `.${fitBytes(path.basename(target), NAME_MAX_BYTES - 1 - suffix.length)}${suffix}`);
+}
+
+/** The longest prefix of `name` of at most `max` UTF-8 bytes, never splitting a character. */
+function fitBytes(name: string, max: number): string {
+  if (Buffer.byteLength(name) <= max) return name;
+  let out = '';
+  let bytes = 0;
+  for (const char of name) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > max) break;
+    out += char;
+    bytes += size;
+  }
+  return out;
 }
 
 /** Exactly the names `tempPathFor` makes: `.<name>.<pid>.<8 hex>.tmp`. */
@@ -25,6 +48,9 @@ async function writeTemp(target: string, text: string): Promise<string> {
   } catch (error) {
     await handle.close();
     await fs.rm(temp, { force: true });
+    // A write through a handle reports no path: name the file it was for (a full disk, say).
+    const e = error as NodeJS.ErrnoException;
+    if (e.path === undefined) Object.assign(e, { path: target, syscall: e.syscall ?? 'write' });
     throw error;
   }
   await handle.close();

@@ -128,7 +128,11 @@ export async function pathExists(file: string): Promise<boolean> {
  */
 async function tryCreate(lock: string, owner: CardLockOwner, permRetries: { left: number }): Promise<boolean> {
   const temp = path.join(path.dirname(lock), `.new.${owner.token}`);
-  await fs.mkdir(temp, { recursive: true });
+  // Not recursive (its parent exists): Node's recursive mkdir says ENOENT on a read-only
+  // filesystem, where a plain one says EROFS.
+  await fs.mkdir(temp).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   await fs.writeFile(path.join(temp, 'owner.json'), `${JSON.stringify(owner)}\n`, { flag: 'wx' });
   try {
     await fs.rename(temp, lock);
@@ -180,7 +184,9 @@ export async function acquireCardLock(kanbanDir: string, card: string, op: strin
     token: randomBytes(8).toString('hex'),
     ...(options.closed !== undefined ? { closed: options.closed } : {}),
   };
-  await fs.mkdir(locksDir(kanbanDir), { recursive: true });
+  await fs.mkdir(locksDir(kanbanDir)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   const deadline = Date.now() + (options.waitMs ?? 0);
   let retired: CardLockOwner | undefined;
   let holder: CardLockOwner | undefined;

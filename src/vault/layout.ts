@@ -39,7 +39,26 @@ export class VaultLayout {
   }
 }
 
-/** Card files are the visible `.md` files of a folder; dotfiles are the board's temp files. */
+/**
+ * Card files are the visible `*.md` files of a folder, in any case of the extension (`x.MD` is a
+ * card too: a person who saved it means it as one); dotfiles are editors' and the board's temp files.
+ */
 export function isCardFileName(name: string): boolean {
-  return name.endsWith('.md') && !name.startsWith('.');
+  return !name.startsWith('.') && name.length > 3 && /\.md$/i.test(name);
+}
+
+/**
+ * The longest card name (in UTF-8 bytes) the board handles. Names it derives from a card's name
+ * (a run record `<stem>.<claim>.a<attempts>.json`, a replay `….replay-<n>`, their temp files) add
+ * up to ~60 bytes, and a file name is at most 255 bytes (NAME_MAX): a longer card name would be
+ * claimed and then fail at its run record, again every round. The census declares it instead.
+ */
+export const CARD_NAME_MAX_BYTES = 180;
+
+/** Why the board cannot handle a card named `name`, or undefined when it can. */
+export function cardNameProblem(name: string): string | undefined {
+  if (name.length * 3 <= CARD_NAME_MAX_BYTES) return undefined; // a UTF-16 unit is at most 3 UTF-8 bytes
+  const bytes = Buffer.byteLength(name);
+  if (bytes > CARD_NAME_MAX_BYTES) return `name too long: ${bytes} bytes, the board handles card names up to ${CARD_NAME_MAX_BYTES} bytes (rename it shorter)`;
+  return undefined;
 }

@@ -76,7 +76,7 @@ export function parseText<S extends z.ZodType>(text: string, shown: string, sche
     return { ok: false, file: shown, problems: [{ file: shown, ...(line ? { field: line } : {}), reason: (error as Error).message }] };
   }
   const parsed = schema.safeParse(data);
-  if (!parsed.success) return { ok: false, file: shown, problems: zodProblems(shown, parsed.error) };
+  if (!parsed.success) return { ok: false, file: shown, problems: zodProblems(shown, parsed.error, { text }) };
   return { ok: true, file: shown, text, value: parsed.data };
 }
 
@@ -84,12 +84,36 @@ function problem(file: string, reason: string): Parsed<never> {
   return { ok: false, file, problems: [{ file, reason }] };
 }
 
+/**
+ * The census reads and parses synchronously (the cheapest way, see above), so without a pause
+ * timers and signal handlers would wait for the whole census: the round lock's refresh among
+ * them, which another tick would then take for a stale lock. Every this-many milliseconds of
+ * uninterrupted work the loop lets the event loop run once.
+ */
+const YIELD_EVERY_MS = 50;
+
 /** Run `fn` over `items` with at most `limit` in flight, keeping order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let since = performance.now();
+  // One pause shared by every worker: separate ones would all be served in one pass of the event
+  // loop, back to back, with no timer in between.
+  let pause: Promise<void> | undefined;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
+      // Checked before each item too: the workers' first items all start synchronously.
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        pause ??= new Promise<void>((resolve) =>
+          setImmediate(() => {
+            pause = undefined;
+            since = performance.now();
+            resolve();
+          }),
+        );
+        await pause;
+        continue;
+      }
       const i = next++;
       results[i] = await fn(items[i]!);
     }

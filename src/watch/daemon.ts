@@ -215,9 +215,11 @@ function report(deps: WatchDeps, result: LockedRoundResult, reason: RoundReason,
     env.stdout(`${JSON.stringify({ now: plan.now, reason, ...(partial ? { partial: true } : {}), transitions, waiting: plan.waiting.length, blocked: plan.blocked.length })}\n`);
     return;
   }
+  // The round's counts, then one line per card it moved: a person watching wants to know which.
+  const cards = transitions.map((t) => `  ${t.kind.padEnd(9)} ${t.card}${t.profile ? ` → ${t.profile}` : ''} — ${t.detail}\n`).join('');
   env.stdout(
     `round at ${plan.now} (${reason}): ${did('spawned')} spawned, ${did('claimed')} claimed, ${did('scheduled')} scheduled, ` +
-      `${did('blocked')} blocked, ${did('reclaimed') + did('returned')} reclaimed, ${did('failed')} failed; ${plan.waiting.length} waiting${partial ? ' (partial: only the changed cards were planned)' : ''}\n`,
+      `${did('blocked')} blocked, ${did('reclaimed') + did('returned')} reclaimed, ${did('failed')} failed; ${plan.waiting.length} waiting${partial ? ' (partial: only the changed cards were planned)' : ''}\n${cards}`,
   );
 }
 

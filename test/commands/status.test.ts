@@ -53,7 +53,7 @@ describe('board status', () => {
     const { env, text } = envFor(root);
     expect(await statusCommand({ config: 'board.yml', now: NOW, json: true }, env)).toBe(0);
     const s = JSON.parse(text());
-    expect(s.counts).toEqual({ pending: 5, inProgress: 1, done: 3, archive: 1, scheduled: 0, ready: 1, blocked: 1, waiting: 3 });
+    expect(s.counts).toEqual({ pending: 5, inProgress: 1, done: 3, archive: 1, scheduled: 0, ready: 1, blocked: 1, waiting: 3, unreadable: 0 });
     expect(s.ready).toEqual([{ card: 'ready.md', profile: 'summarizer', harness: 'fake', model: 'fake-medium' }]);
     expect(s.waiting).toEqual([
       expect.objectContaining({ card: 'ambiguous.md', kind: 'ambiguous', profiles: ['digester', 'summarizer'] }),

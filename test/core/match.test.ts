@@ -151,7 +151,8 @@ describe('matchCard recipient', () => {
     expect(run(all, { function: 'write', request: 'blog post', recipient })).toEqual({ kind: 'matched', profile: 'writer', descriptor: 'blog post', via: 'funnel' });
   });
 
-  it('profile names are compared exactly', () => {
-    expect(run(all, { function: 'write', request: 'blog post', recipient: 'Writer' }).kind).toBe('human');
+  it('profile names are compared after normalizing, as function is (issue 15)', () => {
+    expect(run(all, { function: 'write', request: 'blog post', recipient: 'Writer' })).toMatchObject({ kind: 'matched', profile: 'writer', via: 'recipient' });
+    expect(run(all, { function: 'write', request: 'blog post', recipient: 'Writers' }).kind).toBe('human');
   });
 });

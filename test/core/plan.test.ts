@@ -149,8 +149,8 @@ describe('planRound', () => {
     const plan = planRound(snapshot({ profiles: [a, b, transcriber], pending: [pending('a.md'), pending('r.md', { recipient: 'writer' })] }), settings(), NOW);
     expect(plan.profiles).toEqual([{ name: 'transcriber', path: 'AGENTS/transcriber/PROFILE.md' }]);
     expect(plan.profileProblems).toEqual([
-      { file: 'AGENTS/writer/PROFILE.md', field: 'name', reason: 'name "writer" is also declared by AGENTS/writer-2/PROFILE.md' },
-      { file: 'AGENTS/writer-2/PROFILE.md', field: 'name', reason: 'name "writer" is also declared by AGENTS/writer/PROFILE.md' },
+      { file: 'AGENTS/writer/PROFILE.md', field: 'name', reason: expect.stringContaining('`name` "writer" is also declared by AGENTS/writer-2/PROFILE.md: two profiles cannot share a name') },
+      { file: 'AGENTS/writer-2/PROFILE.md', field: 'name', reason: expect.stringContaining('`name` "writer" is also declared by AGENTS/writer/PROFILE.md') },
     ]);
     expect(plan.dispatch).toEqual([]);
     expect(plan.waiting).toEqual([

@@ -128,7 +128,7 @@ describe('board CLI as a process', () => {
     const root = makeBoard({}, { 'board.yml': 'vault: vault\ndefault_harness: fake\nmax_attempts: lots\n' });
     const result = board(root, 'tick');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${path.join(root, 'board.yml')}: max_attempts:`);
+    expect(result.stderr).toContain(`${path.join(root, 'board.yml')} (line 3): \`max_attempts\` must be a whole number of attempts before a card is blocked, e.g. \`max_attempts: 3\`; found text`);
   });
 
   it('exits 2 for a missing config and for a bad --now', () => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FrontMatterError, loadYaml, parseFrontMatter, renderEntry, renderFrontMatter, setFields, withBody } from '../../src/format/frontmatter.js';
+import { forTerminal, valueWithoutControls, withoutControls } from '../../src/format/control.js';
+import { appendRecord } from '../../src/format/record.js';
 
 describe('parseFrontMatter', () => {
   it('splits head, YAML, fence and body', () => {
@@ -386,9 +388,10 @@ describe('setFields properties', () => {
         const expected: Record<string, unknown> = {};
         for (const k of Object.keys(before)) {
           if (!(k in updates)) expected[k] = before[k];
-          else if (updates[k] !== undefined) expected[k] = updates[k];
+          else if (updates[k] !== undefined) expected[k] = valueWithoutControls(updates[k]);
         }
-        for (const a of added) expected[a.key] = a.v;
+        // What the board writes holds no control characters but tab and newline (control.ts).
+        for (const a of added) expected[a.key] = valueWithoutControls(a.v);
         expect(JSON.parse(JSON.stringify(after.data))).toEqual(JSON.parse(JSON.stringify(expected)));
         expect(Object.keys(after.data)).toEqual(Object.keys(expected));
 
@@ -415,4 +418,78 @@ describe('setFields properties', () => {
       { numRuns: Number(process.env.FC_RUNS ?? 200) },
     );
   }, 120_000);
+});
+
+/** A "billion laughs": each level lists the one before ten times. */
+export function laughs(levels: number): string {
+  const lines = ['function: write', 'l0: &l0 "lol"'];
+  for (let i = 1; i <= levels; i += 1) lines.push(`l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
+  return `---\n${lines.join('\n')}\n---\nbody\n`;
+}
+
+describe('limits on what a front matter may cost', () => {
+  it('refuses aliases that expand past what the text could hold, without expanding them', () => {
+    for (const levels of [4, 9, 30]) {
+      expect(() => parseFrontMatter(laughs(levels)), `${levels} levels`).toThrow(/billion laughs/);
+    }
+  });
+
+  it('keeps the aliases a card could hold anyway', () => {
+    const text = '---\nhandles: &h [draft, essay]\nalso: *h\nmore: [*h, *h]\n---\n';
+    expect(parseFrontMatter(text).data).toEqual({ handles: ['draft', 'essay'], also: ['draft', 'essay'], more: [['draft', 'essay'], ['draft', 'essay']] });
+  });
+
+  it('refuses nesting deeper than any card needs', () => {
+    expect(() => loadYaml(`a: ${'['.repeat(80)}${']'.repeat(80)}`)).toThrow(/nested deeper than 64/);
+    expect(() => loadYaml(`a: ${'['.repeat(50_000)}${']'.repeat(50_000)}`)).toThrow(FrontMatterError);
+  });
+
+  it('refuses a front matter over 1 MiB, on both parsing paths, and stops looking for the fence past it', () => {
+    const big = 'x'.repeat(1024 * 1024);
+    expect(() => parseFrontMatter(`---\na: ${big}\n---\n`)).toThrow(/over 1 MiB/); // simple path
+    expect(() => parseFrontMatter(`---\na: "${big}\\n"\n---\n`)).toThrow(/over 1 MiB/); // js-yaml path
+    expect(() => parseFrontMatter(`---\na: ${'é'.repeat(600_000)}\n---\n`)).toThrow(/over 1 MiB/); // bytes, not characters
+    expect(() => parseFrontMatter(`---\na: b\n${big}${big}`)).toThrow(/over 1 MiB/);
+    expect(parseFrontMatter(`---\na: ${'x'.repeat(1000_000)}\n---\n`).data.a).toHaveLength(1000_000);
+  });
+});
+
+describe('a card that ends at its closing fence', () => {
+  for (const eol of ['\n', '\r\n']) {
+    it(`gets its Record on a line of its own (${JSON.stringify(eol)})`, () => {
+      const text = `---${eol}function: write${eol}request: x${eol}---`;
+      const stamped = setFields(text, { claimed: '2026-12-02T10:00:00.000Z' });
+      const out = appendRecord(stamped, new Date(2026, 11, 2, 10, 0), 'board', ['claimed.']);
+      expect(out).toContain(`${eol}---${eol}## Record${eol}`);
+      const doc = parseFrontMatter(out);
+      expect(doc.data).toEqual({ function: 'write', request: 'x', claimed: '2026-12-02T10:00:00.000Z' });
+      expect(doc.body).toMatch(/^## Record/);
+      expect(withBody(text, 'b')).toBe(`---${eol}function: write${eol}request: x${eol}---${eol}b`);
+    });
+  }
+});
+
+describe('control characters', () => {
+  it('no control character but tab and newline is written into a card: not by a field, not by the Record', () => {
+    const text = '---\nfunction: write\n---\n';
+    const hostile = 'a\u0000b\u001b[31mc\u007fd\u009be\rf\tg';
+    const out = appendRecord(setFields(text, { blocked: hostile, paths: [hostile] }), new Date(2026, 11, 2), `w\u001b`, [`origin ${hostile}`]);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const data = parseFrontMatter(out).data;
+    expect(data.blocked).toBe('a\\u0000b\\u001b[31mc\\u007fd\\u009be\\u000df\tg');
+    expect((data.paths as string[])[0]).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(out).toContain('- w\\u001b: origin a\\u0000b');
+  });
+
+  it('helpers: withoutControls keeps tab and newline; forTerminal keeps neither line breaks nor bidi overrides', () => {
+    expect(withoutControls('a\tb\nc\u0007')).toBe('a\tb\nc\\u0007');
+    expect(forTerminal('a\tb\nc\u001b\u202e')).toBe('a\tb\\u000ac\\u001b\\u202e');
+    expect(valueWithoutControls({ k: ['\u0000', 1, null] })).toEqual({ k: ['\\u0000', 1, null] });
+  });
+});
+
+describe('renderEntry writes no control characters either (a new card goes through it)', () => {
+  it('escapes them visibly', () => {
+    expect(loadYaml(renderEntry('request', 'a\u001b[2Jb\u0000', '\n'))).toEqual({ request: 'a\\u001b[2Jb\\u0000' });
+  });
 });

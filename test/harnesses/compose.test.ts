@@ -97,8 +97,9 @@ describe('the isolated wrappers, with fake CLIs on PATH', () => {
     const { out, record } = runComposed(command, fakes);
     expect(out.status, out.stderr).toBe(0);
     const seen = readRecord(record);
-    expect(seen.argv).toEqual(command.args.slice(1));
-    expect(seen.argv.slice(0, 7)).toEqual(['exec', '--model', 'gpt-5.1-codex', '--sandbox', 'workspace-write', '--skip-git-repo-check', command.prompt]);
+    // The wrapper adds --dangerously-bypass-hook-trust right after `exec`: the hook is its own.
+    expect(seen.argv).toEqual(['exec', '--dangerously-bypass-hook-trust', ...command.args.slice(2)]);
+    expect(seen.argv).toEqual(['exec', '--dangerously-bypass-hook-trust', '--model', 'gpt-6.2-sol', '--sandbox', 'workspace-write', '--skip-git-repo-check', '--ephemeral', command.prompt]);
     expect(seen.cwd).toBe(fs.realpathSync(vault));
     const home = seen.env.CODEX_HOME!;
     const config = seen.files[path.join(home, 'config.toml')]!;
@@ -106,6 +107,17 @@ describe('the isolated wrappers, with fake CLIs on PATH', () => {
     expect(config).toMatch(/project_doc_max_bytes = 0/);
     expect(config).toMatch(/\[shell_environment_policy\][\s\S]*exclude = \["\*KEY\*", "\*SECRET\*", "\*TOKEN\*"/);
     expect(config).toMatch(/network_access = false/);
+    expect(config).toMatch(/^allow_login_shell = false$/m);
+    expect(config).toMatch(/^web_search = "disabled"$/m);
+    expect(config).toMatch(/\[agents\]\nenabled = false/);
+    expect(config).toMatch(/exclude_slash_tmp = true/);
+    expect(config).toContain(`writable_roots = [${JSON.stringify(path.join(path.dirname(vault), 'logs'))}]`);
+    expect(config).toContain('[[hooks.PreToolUse]]');
+    expect(config).toContain(path.join(HARNESSES, 'guard', 'claude-pretooluse.mjs'));
+    // `board` and the credential-skipping grep are first on the CLI's PATH.
+    const bin = seen.env.PATH!.split(':')[0]!;
+    expect(fs.existsSync(bin)).toBe(false); // gone with the run folder
+    expect(bin.endsWith('/bin') && bin.startsWith(path.dirname(home))).toBe(true);
     expect(seen.files[path.join(home, 'rules', 'board-credential-guard.rules')]).toContain('decision = "forbidden"');
     expect(seen.env.CODEX_API_KEY).toBe(SECRETS.OPENAI_API_KEY);
     expect(seen.env.HOME!.startsWith(os.tmpdir())).toBe(true);
@@ -119,15 +131,21 @@ describe('the isolated wrappers, with fake CLIs on PATH', () => {
     const { out, record } = runComposed(command, fakes);
     expect(out.status, out.stderr).toBe(0);
     const seen = readRecord(record);
-    expect(seen.argv).toEqual(['run', '--model', 'anthropic/claude-sonnet-4-5', command.prompt]);
+    expect(seen.argv).toEqual(['run', '--model', 'anthropic/claude-sonnet-5', command.prompt]);
     expect(seen.cwd.startsWith(os.tmpdir()) && !seen.cwd.startsWith(vault)).toBe(true);
     for (const v of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME']) expect(seen.env[v]!.startsWith(seen.env.HOME!)).toBe(true);
     const config = JSON.parse(seen.files[seen.env.OPENCODE_CONFIG!]!);
     expect(config.permission.bash).toEqual({ '*': 'deny', 'board card *': 'allow' });
     expect(config.permission.external_directory).toEqual({ '*': 'deny', [`${vault}/**`]: 'allow' });
-    expect(config.permission.read['*.env']).toBe('deny');
+    expect(config.permission.read['*/*.env']).toBe('deny');
+    expect(config.permission.read['*/.env.example']).toBe('allow');
     expect(config.permission.webfetch).toBe('deny');
-    expect(config.agent.build.maxSteps).toBe(30);
+    expect(config.agent.build.steps).toBe(30);
+    expect(config.agent.build.maxSteps).toBeUndefined();
+    // Nothing is installed at run time: each config folder says @opencode-ai/plugin is already there.
+    for (const dir of [seen.env.OPENCODE_CONFIG_DIR!, path.join(seen.env.XDG_CONFIG_HOME!, 'opencode')]) {
+      expect(JSON.parse(seen.files[path.join(dir, 'package-lock.json')] ?? '{}').packages[''].dependencies).toHaveProperty('@opencode-ai/plugin');
+    }
     expect(config.autoupdate).toBe(false);
     const plugin = seen.files[path.join(seen.env.OPENCODE_CONFIG_DIR!, 'plugins', 'board-credential-guard.js')]!;
     expect(plugin).toContain('guard/opencode-plugin.mjs');

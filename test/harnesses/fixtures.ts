@@ -118,6 +118,7 @@ if (process.argv[2] === '--version') { console.log(${JSON.stringify(version)}); 
 const files = {};
 const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) { const f = path.join(dir, e.name); if (e.isDirectory()) walk(f); else files[f] = fs.readFileSync(f, 'utf8'); } };
 for (const v of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'OPENCODE_CONFIG_DIR']) if (process.env[v]) walk(process.env[v]);
+if (process.env.OPENCODE_CONFIG_DIR && process.env.XDG_CONFIG_HOME && fs.existsSync(path.join(process.env.XDG_CONFIG_HOME, 'opencode'))) walk(path.join(process.env.XDG_CONFIG_HOME, 'opencode'));
 const homeEntries = process.env.HOME && fs.existsSync(process.env.HOME) ? fs.readdirSync(process.env.HOME).sort() : null;
 fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), env: process.env, files, homeEntries }));
 process.exit(Number(process.env.FAKE_EXIT || 0));

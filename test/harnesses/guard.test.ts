@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The guards are plain Node ESM shipped in harnesses/guard; tests import them as users' CLIs load them.
-import { checkCommand, checkPath, checkToolCall } from '../../harnesses/guard/credential-rules.mjs';
+import { CREDENTIAL_DIR_GLOBS, CREDENTIAL_FILE_GLOBS, CREDENTIAL_RG_EXCLUDE, checkCommand, checkPath, checkToolCall, safeSearchInclude } from '../../harnesses/guard/credential-rules.mjs';
 import { BoardCredentialGuard } from '../../harnesses/guard/opencode-plugin.mjs';
 import { HARNESSES } from './fixtures.js';
 
@@ -50,6 +50,28 @@ const REFUSED: [string, Record<string, unknown>][] = [
   ['Bash', { command: 'python3 -c "import os; print(dict(os.environ))"' }],
   ['Bash', { command: 'node -e "console.log(process.env)"' }],
   ['Bash', { command: 'sudo cat /root/.aws/credentials' }],
+  // Bypasses found with the real CLIs (issue 13): each must stay refused.
+  ['Bash', { command: "sh -c 'pri''ntenv'" }],
+  ['Bash', { command: 'sh -c "printenv"' }],
+  ['Bash', { command: 'bash -c "env | sort"' }],
+  ['Bash', { command: 'p\\rintenv' }],
+  ['Bash', { command: "awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'" }],
+  ['Bash', { command: 'export -p' }],
+  ['Bash', { command: 'declare -px' }],
+  ['Bash', { command: 'compgen -e' }],
+  ['Bash', { command: 'timeout 5 printenv' }],
+  ['Bash', { command: 'echo cHJpbnRlbnY= | base64 -d | sh' }],
+  ['Bash', { command: "eval 'print''env'" }],
+  ['Bash', { command: "perl -e 'print %ENV'" }],
+  ['Bash', { command: "ruby -e 'p ENV.to_h'" }],
+  ['Bash', { command: 'echo ${!ANTH*}' }],
+  ['Bash', { command: 'ps eww' }],
+  ['Bash', { command: 'cat notes/team.env' }],
+  ['Bash', { command: 'cat ~/.ssh/id_rsa' }],
+  ['Bash', { command: '/usr/bin/grep -rn TOKEN .' }],
+  ['Bash', { command: 'rg --no-config TOKEN .' }],
+  ['Bash', { command: 'rg -uu TOKEN .' }],
+  ['Read', { file_path: '/vault/notes/team.env' }],
 ];
 
 const ALLOWED: [string, Record<string, unknown>][] = [
@@ -69,6 +91,14 @@ const ALLOWED: [string, Record<string, unknown>][] = [
   ['Bash', { command: 'NODE_ENV=test node --version' }],
   ['Bash', { command: 'set -e; echo "$HOME"' }],
   ['WebSearch', { query: 'how to read .env files' }],
+  // No false positives on ordinary words (issue 13: `\bENV\b` refused "VAULT-ENV").
+  ['Bash', { command: 'echo VAULT-ENV > notes/labels.md' }],
+  ['Bash', { command: 'board card note /vault/KANBAN/in-progress/c.md "checked the ENV section of the README"' }],
+  ['Read', { file_path: '/vault/notes/VAULT-ENV.md' }],
+  ['Bash', { command: 'grep -rn TOKEN notes' }],
+  ['Bash', { command: 'rg TOKEN notes' }],
+  ['Bash', { command: 'ps aux' }],
+  ['Bash', { command: 'sh -c "ls notes"' }],
 ];
 
 describe('credential rules (shared by every harness guard)', () => {
@@ -80,6 +110,20 @@ describe('credential rules (shared by every harness guard)', () => {
 
   it.each(ALLOWED)('allows %s %j', (tool, input) => {
     expect(checkToolCall(tool, input)).toEqual({ allow: true });
+  });
+
+  it.each([...CREDENTIAL_FILE_GLOBS.map((g) => g.replace(/\*/g, 'x')), ...CREDENTIAL_DIR_GLOBS.map((d) => `${d}/x`)])('the rule table refuses %s', (name) => {
+    const file = name === 'gcloud/x' || name === 'gh/x' ? `/home/ana/.config/${name}` : name === 'environ' ? '/proc/1/environ' : `/home/ana/${name}`;
+    expect(checkPath(file).allow).toBe(false);
+    expect(checkCommand(`cat ${file}`).allow).toBe(false);
+  });
+
+  it('one ripgrep exclude for folder searches: every credential glob, and open filters replaced by it', () => {
+    for (const g of [...CREDENTIAL_FILE_GLOBS, ...CREDENTIAL_DIR_GLOBS]) expect(CREDENTIAL_RG_EXCLUDE).toContain(g);
+    expect(CREDENTIAL_RG_EXCLUDE.startsWith('!{')).toBe(true);
+    expect(safeSearchInclude(undefined)).toBe(CREDENTIAL_RG_EXCLUDE);
+    expect(safeSearchInclude('**/*')).toBe(CREDENTIAL_RG_EXCLUDE);
+    expect(safeSearchInclude('*.md')).toBe('*.md');
   });
 
   it('reads paths and commands on their own', () => {
@@ -124,7 +168,18 @@ describe('OpenCode plugin (harnesses/guard/opencode-plugin.mjs)', () => {
     ['read', { filePath: '/vault/notes/inbox.md' }, true],
     ['write', { filePath: '/vault/digests/x.md', content: 'ok' }, true],
     ['bash', { command: 'board card close /vault/KANBAN/in-progress/c.md --path digests/x.md' }, true],
+    ['grep', { pattern: 'TOKEN', path: '/vault' }, true],
   ];
+
+  it('a grep over a folder gets the credential exclude as its include filter', async () => {
+    const hooks = await BoardCredentialGuard({});
+    const output = { args: { pattern: 'TOKEN', path: '/vault' } as Record<string, unknown> };
+    await hooks['tool.execute.before']({ tool: 'grep' }, output);
+    expect(output.args.include).toBe(CREDENTIAL_RG_EXCLUDE);
+    const narrow = { args: { pattern: 'TOKEN', path: '/vault', include: '*.md' } as Record<string, unknown> };
+    await hooks['tool.execute.before']({ tool: 'grep' }, narrow);
+    expect(narrow.args.include).toBe('*.md');
+  });
 
   it.each(opencodeCalls)('tool.execute.before %s %j → allowed: %s', async (tool, args, allowed) => {
     const hooks = await BoardCredentialGuard({});
@@ -156,5 +211,27 @@ describe('Codex execpolicy rules (harnesses/guard/codex.rules)', () => {
     }
     expect(rules).toContain('pattern = ["printenv"]');
     expect(rules).toContain('pattern = ["env"]');
+  });
+
+  // A small reading of prefix_rule patterns: each element a token or a list of alternatives.
+  const patterns = [...rules.matchAll(/pattern = (\[.*\]),\n/g)].map((m) => JSON.parse(m[1]!) as (string | string[])[]);
+  const forbidden = (argv: string[]) => patterns.some((p) => p.length <= argv.length && p.every((el, i) => (Array.isArray(el) ? el.includes(argv[i]!) : el === argv[i])));
+
+  it.each([
+    [['cat', '~/.ssh/id_rsa']],
+    [['cat', 'notes/team.env']],
+    [['cat', '.env']],
+    [['export', '-p']],
+    [['sh', '-c', 'printenv']],
+    [['bash', '-c', 'env']],
+    [['printenv']],
+    [['env']],
+    [['set']],
+  ])('forbids %j (the reads and dumps the issue listed)', (argv) => {
+    expect(forbidden(argv)).toBe(true);
+  });
+
+  it('lets ordinary commands run', () => {
+    for (const argv of [['cat', 'notes/today.md'], ['ls', '-la'], ['board', 'card', 'close', 'c.md', '--path', 'x.md'], ['sh', '-c', 'ls']]) expect(forbidden(argv)).toBe(false);
   });
 });

@@ -43,7 +43,8 @@ default_harness: fake
 logs: logs
 `;
 
-export const FAKE_HARNESS = `command: ["fake-agent", "--model", "{model}", "{prompt}"]
+/** `{harnesses}/fake-agent`: a program that exists (makeBoard writes it), so the board can start it. */
+export const FAKE_HARNESS = `command: ["{harnesses}/fake-agent", "--model", "{model}", "{prompt}"]
 prompt_template: "profile={profile} card={card}"
 credential_guard: guard.sh
 `;
@@ -79,6 +80,7 @@ export function makeBoard(vaultFiles: Record<string, string>, extra: Record<stri
     'board.yml': BOARD_YML,
     'harnesses/fake.yml': FAKE_HARNESS,
     'harnesses/guard.sh': '#!/bin/sh\nexit 0\n',
+    'harnesses/fake-agent': '#!/bin/sh\nexit 0\n',
     'models.yml': MODELS,
     'vault/KANBAN/pending/.keep': '',
     'vault/KANBAN/in-progress/.keep': '',
@@ -86,7 +88,9 @@ export function makeBoard(vaultFiles: Record<string, string>, extra: Record<stri
     ...extra,
   };
   for (const [rel, text] of Object.entries(vaultFiles)) files[`vault/${rel}`] = text;
-  return makeTree(files);
+  const root = makeTree(files);
+  if (fs.existsSync(path.join(root, 'harnesses/fake-agent'))) fs.chmodSync(path.join(root, 'harnesses/fake-agent'), 0o755);
+  return root;
 }
 
 export class FakeSpawner implements Spawner {

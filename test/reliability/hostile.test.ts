@@ -53,7 +53,7 @@ describe('hostile cards', () => {
     const vault = path.join(root, 'vault');
     for (const job of spawner.jobs) {
       // FAKE_HARNESS: ["fake-agent", "--model", "{model}", "{prompt}"], prompt "profile={profile} card={card}".
-      expect(job.command.file).toBe('fake-agent');
+      expect(job.command.file).toMatch(/[\\/]harnesses[\\/]fake-agent$/);
       expect(job.command.args).toEqual(['--model', 'fake-medium', `profile=${path.join(vault, 'AGENTS/writer/PROFILE.md')} card=${job.card}`]);
       expect(path.dirname(job.card)).toBe(path.join(vault, 'KANBAN/in-progress'));
     }

@@ -64,7 +64,7 @@ describe('tick: dispatch', () => {
     expect(spawner.jobs).toHaveLength(1);
     const job = spawner.jobs[0]!;
     const vault = path.join(root, 'vault');
-    expect(job.command.file).toBe('fake-agent');
+    expect(job.command.file).toBe(path.join(root, 'harnesses/fake-agent'));
     expect(job.command.args).toEqual([
       '--model',
       'fake-medium',

@@ -137,7 +137,10 @@ describe('workers under the board control', () => {
 
   it.concurrent('a worker that cannot start spends no attempt; the third return in a row blocks the card with the reason', async () => {
     const b = stubbornBoard({}, {});
-    fs.writeFileSync(path.join(b.root, 'harnesses/sh.yml'), ['command: ["/nonexistent/agent-cli", "{prompt}"]', 'prompt_template: "{card}"', 'credential_guard: guard.sh'].join('\n') + '\n');
+    // A program that is there and executable (a board never dispatches to one missing from its
+    // PATH: the card waits, issue 15) but whose interpreter is gone: exec(2) fails with ENOENT.
+    fs.writeFileSync(path.join(b.root, 'harnesses/agent-cli'), '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(b.root, 'harnesses/sh.yml'), ['command: ["{harnesses}/agent-cli", "{prompt}"]', 'prompt_template: "{card}"', 'credential_guard: guard.sh'].join('\n') + '\n');
     for (let round = 1; round <= 3; round += 1) {
       expect((await runCli(b.root, ['tick'])).code).toBe(0);
       await waitFor('the supervisor to record the start error', () => runRecords(b.vault).filter((r) => r.startError !== undefined).length === round, 10_000);

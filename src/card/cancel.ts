@@ -3,6 +3,7 @@ import { runIdFor } from '../core/zombies.js';
 import { recordStamp } from '../format/record.js';
 import { editCard } from '../vault/edit-card.js';
 import { readRunRecord, requestStop, signalWorkerGroup } from '../vault/runs.js';
+import { cancelRecordedJob } from '../worker/slurm-runner.js';
 import { refuse, usage, type CardContext, type CardResult } from './context.js';
 import { returnOrRefuse } from './fail.js';
 import { requireState } from './find-card.js';
@@ -41,13 +42,14 @@ export async function cancelCard(ctx: CardContext, ref: string, reason: string):
         ],
       },
     });
-    const signalled = runId ? signalWorkerGroup(await readRunRecord(ctx.layout.kanban, runId), 'SIGTERM') : false;
+    const record = runId ? await readRunRecord(ctx.layout.kanban, runId) : undefined;
+    const signalled = signalWorkerGroup(record, 'SIGTERM') || (record?.jobId !== undefined && record.end === undefined && (await cancelRecordedJob(record.jobId)));
     return {
       verb: 'cancel',
       card: found.name,
       state: 'pending',
       file: to,
-      message: `cancelled ${found.name}: back to pending/, blocked (${why}); ${signalled ? 'its worker was sent SIGTERM' : 'its supervisor stops the worker within 15 s'}`,
+      message: `cancelled ${found.name}: back to pending/, blocked (${why}); ${signalled ? 'its worker was sent the stop at once' : 'its supervisor stops the worker within 15 s'}`,
     };
   });
 }

@@ -7,6 +7,7 @@ import { hostIdentity } from '../vault/host-identity.js';
 import { MoveClashError } from '../vault/move-card.js';
 import { returnToPending } from '../vault/return-card.js';
 import { createRunRecordExclusive, readRunRecord, requestStop, signalWorkerGroup } from '../vault/runs.js';
+import { cancelRecordedJob } from '../worker/slurm-runner.js';
 import { underCardLock } from './card-step.js';
 import type { RoundContext, Transition } from './context.js';
 import { finishClose } from './finish-close.js';
@@ -87,6 +88,8 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
       const record = await readRunRecord(ctx.layout.kanban, item.runId);
       const orphaned = item.kind === 'dead-worker' && record?.state === 'started';
       if (signalWorkerGroup(record, orphaned ? 'SIGKILL' : 'SIGTERM')) log.warn({ runId: item.runId, pid: record?.workerPid }, orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
+      // A Slurm job is cancelled from here too: its supervisor may have died with its host.
+      if (record?.jobId !== undefined && record.end === undefined && (await cancelRecordedJob(record.jobId))) log.warn({ runId: item.runId, jobId: record.jobId }, 'job cancelled');
     }
     log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
     return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };

@@ -139,6 +139,19 @@ function clientEnvFor(command: ComposedCommand, base: NodeJS.ProcessEnv): NodeJS
   return env;
 }
 
+/**
+ * Cancel a recorded job from wherever the board runs (a reclaim, a cancel): its supervisor cancels
+ * it too when it is alive, but a supervisor that died with its host cannot. Best effort, only where
+ * `scancel` is on the board's PATH; true when scancel accepted it.
+ */
+export async function cancelRecordedJob(jobId: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (!/^\d+(?:_\d+)?$/.test(jobId) || findOnPath('scancel', env.PATH ?? '') === null) return false;
+  const client: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && CLIENT_VAR.test(k)) client[k] = v;
+  const result = await runClient('scancel', [jobId], client);
+  return result.code === 0;
+}
+
 export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
   const pollMs = options.pollMs ?? 2000;
   return {

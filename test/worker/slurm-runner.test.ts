@@ -120,3 +120,20 @@ describe('slurm check (board harness check)', () => {
     expect(broken.detail).toMatch(/missing on PATH .*: scancel; the cluster does not answer: Slurmctld\(primary\) at abt is DOWN/);
   });
 });
+
+describe('cancelling a recorded job from the board', () => {
+  it('runs scancel with the job id where scancel is on PATH, with the client environment only', async () => {
+    const { bin, state } = fakeSlurm();
+    const { cancelRecordedJob } = await import('../../src/worker/slurm-runner.js');
+    expect(await cancelRecordedJob('4242', { PATH: `${bin}:/usr/bin:/bin`, API_KEY: SECRET })).toBe(true);
+    expect(fs.readFileSync(path.join(state, 'scancel.argv'), 'utf8')).toBe('4242\n');
+  });
+
+  it('does nothing without scancel, or for a job id that is not one', async () => {
+    const { bin, state } = fakeSlurm();
+    const { cancelRecordedJob } = await import('../../src/worker/slurm-runner.js');
+    expect(await cancelRecordedJob('4242', { PATH: '/usr/bin:/bin' })).toBe(false);
+    expect(await cancelRecordedJob('4242; rm -rf /', { PATH: `${bin}:/usr/bin:/bin` })).toBe(false);
+    expect(fs.existsSync(path.join(state, 'scancel.argv'))).toBe(false);
+  });
+});

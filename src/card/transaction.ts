@@ -1,5 +1,5 @@
 import { acquireCardLock, CardBusyError, type HeldCardLock } from '../vault/card-lock.js';
-import { refuse, type CardContext } from './context.js';
+import { CardRefused, refuse, type CardContext } from './context.js';
 import { cardNameOf, findCard, type FoundCard } from './find-card.js';
 
 /** How long a verb waits for another change of the same card to finish before refusing. */
@@ -23,6 +23,10 @@ export async function cardTransaction<T>(
   const lock = await lockOrRefuse(ctx, name, op, options);
   try {
     return await work(await findCard(ctx.layout, name, ctx.cwd), lock);
+  } catch (error) {
+    // Refused after waiting for another change of this card: say which change won.
+    if (error instanceof CardRefused && lock.waitedFor) throw new CardRefused(`${error.message} (a ${lock.waitedFor.op} of ${name} by pid ${lock.waitedFor.pid} on ${lock.waitedFor.host} came first)`);
+    throw error;
   } finally {
     await lock.release();
   }

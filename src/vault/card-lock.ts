@@ -73,6 +73,8 @@ export interface HeldCardLock {
   release(): Promise<void>;
   /** Set when acquiring retired a stale lock: its owner, so an interrupted close can be finished. */
   readonly retired?: CardLockOwner;
+  /** The live holder this taker waited for, if any: the change that came first. */
+  readonly waitedFor?: CardLockOwner;
 }
 
 export function locksDir(kanbanDir: string): string {
@@ -190,6 +192,7 @@ export async function acquireCardLock(kanbanDir: string, card: string, op: strin
   const deadline = Date.now() + (options.waitMs ?? 0);
   let retired: CardLockOwner | undefined;
   let holder: CardLockOwner | undefined;
+  let waitedFor: CardLockOwner | undefined;
   const permRetries = { left: 3 };
   for (let round = 0; ; round += 1) {
     if (await tryCreate(lock, owner, permRetries)) break;
@@ -208,11 +211,13 @@ export async function acquireCardLock(kanbanDir: string, card: string, op: strin
       }
     }
     if (Date.now() >= deadline) throw new CardBusyError(card, holder);
+    waitedFor = holder ?? waitedFor;
     await new Promise((resolve) => setTimeout(resolve, Math.min(10 + round * 10, 100)));
   }
   const held: HeldCardLock = {
     owner,
     ...(retired ? { retired } : {}),
+    ...(waitedFor ? { waitedFor } : {}),
     async assertHeld() {
       const now = await readCardLockOwner(lock);
       if (now?.token !== owner.token) throw new CardBusyError(card, now);

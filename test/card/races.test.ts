@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
+import { failCard } from '../../src/card/fail.js';
 import { cardSchema } from '../../src/schema/card.js';
+import { acquireCardLock } from '../../src/vault/card-lock.js';
+import { VaultLayout } from '../../src/vault/layout.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
 import { runCli, type Run } from '../reliability/harness.js';
 
@@ -90,12 +93,15 @@ async function race(a: Command, b: Command): Promise<{ vault: string; root: stri
 }
 
 /** Exactly one of two verbs won; the loser exited 1 with one line saying why, and no stack trace. */
-function oneWinner([a, b]: [Run, Run]): 0 | 1 {
+function oneWinner([a, b]: [Run, Run], ops: [string, string]): 0 | 1 {
   const codes = [a.code, b.code];
   expect(codes.sort(), `exit codes ${a.code}/${b.code}\n${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
   const loser = a.code === 1 ? a : b;
   expect(loser.stderr).not.toMatch(/\n\s+at /);
   expect(loser.stderr).toMatch(/cannot|no longer|already|not /);
+  // A loser that waited for the winner's lock names the change that came first: the winner's verb.
+  const firstOp = /\(a (\w+) of \S+ by pid \d+ on .* came first\)/.exec(loser.stderr)?.[1];
+  if (firstOp !== undefined) expect(firstOp).toBe(a.code === 0 ? ops[0] : ops[1]);
   return a.code === 0 ? 0 : 1;
 }
 
@@ -107,10 +113,25 @@ async function neverDispatchedAgain(root: string, vault: string) {
   for (const d of plan.dispatch) expect(doneBefore.get(d.card)).not.toContain('done');
 }
 
+describe('a verb that waited for another change of its card', () => {
+  it('is judged on the card as the winner left it, and says which change came first', async () => {
+    const { vault } = raceBoard();
+    const layout = new VaultLayout(vault);
+    const winner = await acquireCardLock(layout.kanban, 'x.md', 'close');
+    const failing = failCard({ layout, now: new Date(), maxAttempts: 5, env: worker(vault, 'x.md'), cwd: vault }, 'x.md', 'it broke');
+    setTimeout(() => {
+      fs.renameSync(path.join(layout.inProgress, 'x.md'), path.join(layout.done, 'x.md'));
+      void winner.release();
+    }, 150);
+    await expect(failing).rejects.toThrow(/no longer held \(the card is in done\/.*\(a close of x\.md by pid \d+ on .+ came first\)/);
+    expect(cardIn(vault, 'x.md').folder).toBe('done');
+  });
+});
+
 describe('racing transitions: one wins, the other is refused, the card is whole and in one folder', () => {
   it.each(Array.from({ length: REPEAT }, (_, i) => i))('close / fail (#%i)', async () => {
     const { root, vault, runs } = await race(close, fail);
-    const winner = oneWinner(runs);
+    const winner = oneWinner(runs, ['close', 'fail']);
     const x = cardIn(vault, 'x.md');
     if (winner === 0) {
       expect(x.folder).toBe('done');
@@ -127,7 +148,7 @@ describe('racing transitions: one wins, the other is refused, the card is whole 
 
   it.each(Array.from({ length: REPEAT }, (_, i) => i))('close / close (#%i)', async () => {
     const { vault, runs } = await race(close, close);
-    oneWinner(runs);
+    oneWinner(runs, ['close', 'close']);
     const x = cardIn(vault, 'x.md');
     expect(x.folder).toBe('done');
     expect(x.text.match(/Card closed\./g)).toHaveLength(1);
@@ -170,7 +191,7 @@ describe('racing transitions: one wins, the other is refused, the card is whole 
 
   it.each(Array.from({ length: REPEAT }, (_, i) => i))('cancel / close (#%i)', async () => {
     const { vault, runs } = await race(cancel, close);
-    const winner = oneWinner(runs);
+    const winner = oneWinner(runs, ['cancel', 'close']);
     const x = cardIn(vault, 'x.md');
     if (winner === 0) {
       expect(x.folder).toBe('pending');

@@ -50,6 +50,8 @@ describe('the card transition lock', () => {
     setTimeout(() => void first.release(), 100);
     const second = await acquireCardLock(k, 'x.md', 'fail', { waitMs: 5_000 });
     expect(second.owner.op).toBe('fail');
+    // It knows which change came first, so a verb refused after waiting can say what won.
+    expect(second.waitedFor).toMatchObject({ op: 'close', pid: process.pid });
     await second.release();
   });
 

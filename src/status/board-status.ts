@@ -13,7 +13,7 @@ import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
 import type { FileProblem } from '../core/types.js';
 import { formatProblem } from '../errors.js';
-import { debris, leftOutNote, notCards, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
+import { debris, isNotACard, leftOutNote, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
 
 /** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
 export interface BoardStatus {
@@ -33,7 +33,7 @@ export interface BoardStatus {
   readonly leftOut: readonly FileProblem[];
   /** Fields the standard does not know (a profile's any, a card's near misses of known ones). */
   readonly warnings: readonly FileProblem[];
-  /** Visible entries of pending/ that are not cards. */
+  /** Visible entries of pending/ that are not cards, as the census declared them. */
   readonly notCards: readonly NotACard[];
   /** Harnesses whose program cannot be started: every card they would get waits. */
   readonly cannotStart: readonly { harness: string; reason: string }[];
@@ -148,10 +148,10 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
   inProgress.sort((a, b) => (a.card < b.card ? -1 : 1));
 
   const falseCloses: { card: string; closed?: string; agent?: string }[] = [];
-  // The census declares what in pending/ is not a card among its problems too: status lists those
-  // once, under notCards.
-  const declaredNotCards = new Set((await notCards(layout)).map((n) => n.file.replace(/\/$/, '')));
-  const unreadable = plan.invalid.filter((p) => !declaredNotCards.has(p.file));
+  // The census declares what is not a card among its problems (one wording, the census's own):
+  // status lists those under notCards, and only the rest as unreadable cards.
+  const declared = plan.invalid.filter(isNotACard).map((p) => ({ file: p.file, reason: p.reason }));
+  const unreadable = plan.invalid.filter((p) => !isNotACard(p));
   await mapLimit(doneNames, READ_CONCURRENCY, async (name) => {
     let text: string;
     try {
@@ -174,8 +174,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     }
   });
   falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
-  const [declared, couldNotStart, templates, left] = await Promise.all([
-    notCards(layout),
+  const [couldNotStart, templates, left] = await Promise.all([
     startFailures(layout, [...pendingNames, ...inProgressNames]),
     templateDues(layout, now),
     // Files age on the real clock, whatever --now says.

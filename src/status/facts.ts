@@ -13,7 +13,7 @@ import { isBoardTempName } from '../vault/atomic-write.js';
 
 const READ_CONCURRENCY = 64;
 
-/** Something visible in pending/ that is not a card: declared, never read through, never moved. */
+/** Something visible in a state folder that is not a card: declared by the census, never read through, never moved. */
 export interface NotACard {
   readonly file: string;
   readonly reason: string;
@@ -44,17 +44,9 @@ async function list(dir: string): Promise<Dirent[]> {
   }
 }
 
-/** What in pending/ the census does not read as a card, and why (hidden names are never declared). */
-export async function notCards(layout: VaultLayout): Promise<NotACard[]> {
-  const out: NotACard[] = [];
-  for (const e of await list(layout.pending)) {
-    if (e.name.startsWith('.')) continue;
-    if (e.isSymbolicLink()) out.push({ file: e.name, reason: 'a symbolic link: the board never follows one' });
-    else if (e.isDirectory()) out.push({ file: `${e.name}/`, reason: 'a folder: cards are files directly in pending/' });
-    else if (!isCardFileName(e.name)) out.push({ file: e.name, reason: 'not a card: a card is a .md file' });
-    else if (!e.isFile()) out.push({ file: e.name, reason: 'not a regular file (a FIFO, a socket or a device)' });
-  }
-  return out;
+/** A census problem that declares an entry that is not a card (CONTRACT "What the census reads"). */
+export function isNotACard(problem: FileProblem): boolean {
+  return problem.reason.startsWith('not a card');
 }
 
 /**

@@ -68,8 +68,8 @@ describe('board status tells the truth', () => {
     expect(s.unmatched).toEqual(['poetry.md']);
     expect(s.unreadable).toEqual([expect.objectContaining({ file: 'broken.md', reason: expect.stringContaining('invalid YAML') })]);
     expect(s.notCards).toEqual([
-      { file: 'drafts/', reason: 'a folder: cards are files directly in pending/' },
-      { file: 'notes.txt', reason: 'not a card: a card is a .md file' },
+      { file: 'drafts', reason: 'not a card: a folder' },
+      { file: 'notes.txt', reason: 'not a card: only files named *.md are cards' },
     ]);
     expect(s.warnings).toEqual([
       { file: 'AGENTS/writer/PROFILE.md', field: 'refuse', line: 7, reason: '`refuse` is not a profile field: did you mean `refuses`?' },
@@ -93,7 +93,7 @@ describe('board status tells the truth', () => {
     expect(out).toContain('pending 7 (ready 3, waiting 3, blocked 0, unreadable 1)');
     expect(out).toContain('profiles and templates left out (fix them: the round ignores them) (3)\n  AGENTS/translator/PROFILE.md: `handles` is required');
     expect(out).toContain('workers that could not start (a harness problem: no attempt spent) (1)\n  cannot-start.md — ENOENT: spawn my-agent-cli ENOENT');
-    expect(out).toContain('not cards (in pending/, left alone) (2)\n  drafts/ — a folder');
+    expect(out).toContain('not cards (in pending/, left alone) (2)\n  drafts — not a card: a folder');
     expect(out).toContain('warnings (2)\n  AGENTS/writer/PROFILE.md (line 7): `refuse` is not a profile field: did you mean `refuses`?');
     expect(out).toContain('1 unmatched card');
     const dry = envFor(root);

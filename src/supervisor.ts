@@ -136,6 +136,12 @@ async function main(): Promise<number> {
   if (!closed && !stopped) {
     const after = claimState(job);
     closed = !after.held && after.closed;
+    // The board may have stopped it before this supervisor's next look (a tick signals the group,
+    // or cancels the job, at once): its stop request says why.
+    if (!after.held && !after.closed) {
+      const request = await readStopRequest(job.kanbanDir, job.runId);
+      if (request) stopped = request.reason;
+    }
   }
   const end = new Date().toISOString();
   const final: Partial<RunRecord> = {

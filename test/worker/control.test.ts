@@ -23,7 +23,14 @@ while :; do sleep 1; done
 
 const LIMIT_MS = 15_000;
 
-function stubbornBoard(config: Record<string, string> = {}, harness: Record<string, string> = {}) {
+/** A worker that dies on SIGTERM like most programs: the tick's immediate signal ends it. */
+const OBEDIENT_WORKER = `#!/bin/sh
+sleep 600 &
+echo "$$ $!" > "$PIDS_FILE.$(basename "$BOARD_CARD")"
+while :; do sleep 1; done
+`;
+
+function stubbornBoard(config: Record<string, string> = {}, harness: Record<string, string> = {}, worker = STUBBORN_WORKER) {
   const root = makeBoard(
     {
       'AGENTS/writer/PROFILE.md': profile('writer', 'function: write\nhandles: [draft]\nskills: [write]'),
@@ -31,7 +38,7 @@ function stubbornBoard(config: Record<string, string> = {}, harness: Record<stri
     },
     {
       'board.yml': ['vault: vault', 'default_harness: sh', 'logs: logs', 'max_attempts: 3', ...Object.entries(config).map(([k, v]) => `${k}: ${v}`)].join('\n') + '\n',
-      'harnesses/worker.sh': STUBBORN_WORKER,
+      'harnesses/worker.sh': worker,
       'models.yml': 'sh:\n  standard: none\n',
     },
   );
@@ -133,6 +140,18 @@ describe('workers under the board control', () => {
     const record = await waitFor('the run record to end', () => runRecords(b.vault).find((r) => r.ended !== undefined), 10_000);
     expect(record).toMatchObject({ ended: 'stopped', stopped: 'reclaimed' });
     expect(parseFrontMatter(fs.readFileSync(path.join(b.vault, 'KANBAN/pending/x.md'), 'utf8')).data).toMatchObject({ attempts: 1 });
+  }, 60_000);
+
+  it.concurrent('a worker the tick stopped at once (SIGTERM on reclaim) is still recorded as stopped: reclaimed', async () => {
+    const b = stubbornBoard({ zombie_after: '1s' }, {}, OBEDIENT_WORKER);
+    expect((await runCli(b.root, ['tick'])).code).toBe(0);
+    const pids = await workerPids(b.pidsFile);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const since = Date.now();
+    expect((await runCli(b.root, ['tick'])).code).toBe(0);
+    expect(await goneWithin(pids, since)).toBeLessThanOrEqual(LIMIT_MS);
+    const record = await waitFor('the run record to end', () => runRecords(b.vault).find((r) => r.ended !== undefined), 10_000);
+    expect(record).toMatchObject({ ended: 'stopped', stopped: 'reclaimed' });
   }, 60_000);
 
   it.concurrent('a worker that cannot start spends no attempt; the third return in a row blocks the card with the reason', async () => {

@@ -6,14 +6,13 @@
  * Points:
  * - `claim:moved`    a claim's move into in-progress/ is done, its stamp is not;
  * - `claim:stamped`  the claim is stamped, its supervisor not started;
- * - `move:linked`    a move's hard link exists, the old name is not unlinked yet;
  * - `write:temp`     an atomic write's temp file is complete, not renamed into place;
  * - `close:edited`   a close's edit is written in in-progress/, the move to done/ is not;
  * - `return:edited`  a fail, yield, cancel or reclaim has edited the card in in-progress/, not moved it.
  *
  * Only tests set the variable; nothing in the board reads it anywhere else.
  */
-export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'move:linked' | 'write:temp' | 'close:edited' | 'return:edited';
+export type CrashPoint = 'claim:moved' | 'claim:stamped' | 'write:temp' | 'close:edited' | 'return:edited';
 
 const counts = new Map<string, number>();
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { crashPoint } from './crash-seam.js';
 
 export class MoveClashError extends Error {
   constructor(readonly from: string, readonly to: string) {
@@ -132,31 +131,5 @@ export async function linkNoReplace(from: string, to: string): Promise<void> {
       // already changed back (sshfs reports a transient clash as EPERM). Once more, then give up.
       if (attempt >= 1) throw error;
     }
-  }
-}
-
-/**
- * Move a file without ever replacing one already at the destination. `rename(2)` replaces in
- * silence, so: hard-link to the new name (fails with EEXIST), then unlink the old name. A crash
- * between the two leaves the same inode under both names, which `repairDoubleLinks` undoes.
- * Only one of two racing movers can unlink the source: the loser gets ENOENT. A filesystem without
- * hard links is refused (NoHardLinksError): a copy could not keep the move exclusive.
- */
-export async function moveNoReplace(from: string, to: string): Promise<void> {
-  try {
-    await linkNoReplace(from, to);
-  } catch (error) {
-    if (codeOf(error) === 'EEXIST') throw new MoveClashError(from, to);
-    throw error;
-  }
-  crashPoint('move:linked');
-  try {
-    await fs.unlink(from);
-  } catch (error) {
-    // Someone else moved the source first: the destination we linked is theirs to keep only if it
-    // is the same file; ours is a duplicate name for their card. Undo it. (NFS: ESTALE is that race.)
-    await fs.unlink(to).catch(() => undefined);
-    if (codeOf(error) === 'ESTALE') throw withCode(`${from} is gone (moved by another process)`, 'ENOENT');
-    throw error;
   }
 }

@@ -12,7 +12,7 @@ import { SUSPICIOUS_PHRASES, suspiciousReason } from '../../src/core/suspicious.
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { silentLogger } from '../../src/log.js';
 import { cardSchema } from '../../src/schema/card.js';
-import { cardLockPath, withCardLock } from '../../src/vault/card-lock.js';
+import { cardLockPath, moveCardLocked, withCardLock } from '../../src/vault/card-lock.js';
 import { editCard } from '../../src/vault/edit-card.js';
 import { hostIdentity } from '../../src/vault/host-identity.js';
 import { FakeSpawner } from '../helpers/vault.js';
@@ -64,17 +64,18 @@ describe('false close', () => {
     const child = await newCard(ctx(b.layout, env), { function: 'write', request: 'Write a blog post draft', flow: 'weekly', director: 'issue.md' });
     await yieldCard(ctx(b.layout, env), 'issue.md', child.card);
     // The child is worked and closed (claimed by hand here, as the dispatcher would).
-    const { moveNoReplace } = await import('../../src/vault/move-card.js');
-    await moveNoReplace(child.file, `${b.layout.inProgress}/${child.card}`);
-    await withCardLock(b.layout.kanban, child.card, 'claim', {}, (lock) =>
-      editCard(`${b.layout.inProgress}/${child.card}`, { fields: { agent: 'writer', claimed: NOW.toISOString(), model: 'fake-medium' }, lock }, NOW),
-    );
+    await withCardLock(b.layout.kanban, child.card, 'claim', {}, async (lock) => {
+      await moveCardLocked(lock, child.file, `${b.layout.inProgress}/${child.card}`);
+      await editCard(`${b.layout.inProgress}/${child.card}`, { fields: { agent: 'writer', claimed: NOW.toISOString(), model: 'fake-medium' }, lock }, NOW);
+    });
     if (empty === 'paths') await closeCard(ctx(b.layout), child.card, { paths: ['out/x.md'] });
     else if (empty === 'justified') await closeCard(ctx(b.layout), child.card, { paths: [], empty: 'nothing happened this week' });
     else {
       // A close with empty paths and no justification: what a hand-edited close looks like.
-      await withCardLock(b.layout.kanban, child.card, 'edit', {}, (lock) => editCard(`${b.layout.inProgress}/${child.card}`, { fields: { closed: NOW.toISOString() }, lock }, NOW));
-      await moveNoReplace(`${b.layout.inProgress}/${child.card}`, `${b.layout.done}/${child.card}`);
+      await withCardLock(b.layout.kanban, child.card, 'edit', {}, async (lock) => {
+        await editCard(`${b.layout.inProgress}/${child.card}`, { fields: { closed: NOW.toISOString() }, lock }, NOW);
+        await moveCardLocked(lock, `${b.layout.inProgress}/${child.card}`, `${b.layout.done}/${child.card}`);
+      });
     }
     return { ...b, child };
   }

@@ -12,9 +12,8 @@ import { unblockCard } from '../../src/card/unblock.js';
 import { yieldCard } from '../../src/card/yield.js';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { cardSchema } from '../../src/schema/card.js';
-import { withCardLock } from '../../src/vault/card-lock.js';
+import { moveCardLocked, withCardLock } from '../../src/vault/card-lock.js';
 import { editCard } from '../../src/vault/edit-card.js';
-import { moveNoReplace } from '../../src/vault/move-card.js';
 import type { VaultLayout } from '../../src/vault/layout.js';
 import { snapshotTree } from '../helpers/vault.js';
 import { CLAIM, board, ctx, directorCard, pendingCard, where } from './fixtures.js';
@@ -38,15 +37,15 @@ function folderOf(layout: VaultLayout, name: string): string | undefined {
   return where(layout).get(name)?.[0];
 }
 
-/** The dispatcher's claim, as a tick does it: exclusive move, then stamp. */
+/** The dispatcher's claim, as a tick does it: under the card's lock, a move, then the stamp. */
 async function claim(layout: VaultLayout, name: string): Promise<void> {
   if (folderOf(layout, name) !== 'pending') return;
   const data = parseFrontMatter(fs.readFileSync(path.join(layout.pending, name), 'utf8')).data;
   if (data.blocked) return;
-  await moveNoReplace(path.join(layout.pending, name), path.join(layout.inProgress, name));
-  await withCardLock(layout.kanban, name, 'claim', {}, (lock) =>
-    editCard(path.join(layout.inProgress, name), { fields: { agent: name === 'issue.md' ? 'chief' : 'writer', claimed: CLAIM, model: 'm' }, lock }, new Date()),
-  );
+  await withCardLock(layout.kanban, name, 'claim', {}, async (lock) => {
+    await moveCardLocked(lock, path.join(layout.pending, name), path.join(layout.inProgress, name));
+    await editCard(path.join(layout.inProgress, name), { fields: { agent: name === 'issue.md' ? 'chief' : 'writer', claimed: CLAIM, model: 'm' }, lock }, new Date());
+  });
 }
 
 describe('no sequence of verbs breaks a card', () => {

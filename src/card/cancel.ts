@@ -2,8 +2,8 @@ import { isBlocked } from '../core/census.js';
 import { runIdFor } from '../core/zombies.js';
 import { recordStamp } from '../format/record.js';
 import { editCard } from '../vault/edit-card.js';
-import { readRunRecord, requestStop, signalWorkerGroup } from '../vault/runs.js';
-import { cancelRecordedJob } from '../worker/slurm-runner.js';
+import { readRunRecord, requestStop } from '../vault/runs.js';
+import { stopRecordedWorker } from '../worker/stop-recorded.js';
 import { refuse, usage, type CardContext, type CardResult } from './context.js';
 import { returnOrRefuse } from './fail.js';
 import { requireState } from './find-card.js';
@@ -43,7 +43,7 @@ export async function cancelCard(ctx: CardContext, ref: string, reason: string):
       },
     });
     const record = runId ? await readRunRecord(ctx.layout.kanban, runId) : undefined;
-    const signalled = signalWorkerGroup(record, 'SIGTERM') || (record?.jobId !== undefined && record.end === undefined && (await cancelRecordedJob(record.jobId)));
+    const signalled = (await stopRecordedWorker(record, 'SIGTERM')) !== undefined;
     return {
       verb: 'cancel',
       card: found.name,

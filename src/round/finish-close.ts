@@ -5,7 +5,7 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { moveCardLocked } from '../vault/card-lock.js';
 import { editCard } from '../vault/edit-card.js';
 import { MoveClashError } from '../vault/move-card.js';
-import { underCardLock } from './card-step.js';
+import { failedTransition, underCardLock } from './card-step.js';
 import type { RoundContext, Transition } from './context.js';
 
 /**
@@ -18,7 +18,7 @@ export async function finishClose(ctx: RoundContext, item: PlannedReclaim): Prom
   const log = ctx.logger.child({ card: item.card, kind: item.kind });
   const from = path.join(ctx.layout.inProgress, item.card);
   const to = path.join(ctx.layout.done, item.card);
-  const failed = (detail: string): Transition => ({ kind: 'failed', card: item.card, detail });
+  const failed = failedTransition(item.card);
   if (item.closed === undefined) return failed('no close to finish');
   const closed = item.closed;
   return underCardLock(

@@ -6,9 +6,9 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { hostIdentity } from '../vault/host-identity.js';
 import { MoveClashError } from '../vault/move-card.js';
 import { returnToPending } from '../vault/return-card.js';
-import { createRunRecordExclusive, readRunRecord, requestStop, signalWorkerGroup } from '../vault/runs.js';
-import { cancelRecordedJob } from '../worker/slurm-runner.js';
-import { underCardLock } from './card-step.js';
+import { createRunRecordExclusive, readRunRecord, requestStop } from '../vault/runs.js';
+import { stopRecordedWorker } from '../worker/stop-recorded.js';
+import { failedTransition, underCardLock } from './card-step.js';
 import type { RoundContext, Transition } from './context.js';
 import { finishClose } from './finish-close.js';
 
@@ -29,7 +29,7 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
   if (item.kind === 'closed') return finishClose(ctx, item);
   const log = ctx.logger.child({ card: item.card, kind: item.kind });
   const from = path.join(ctx.layout.inProgress, item.card);
-  const failed = (detail: string): Transition => ({ kind: 'failed', card: item.card, detail });
+  const failed = failedTransition(item.card);
   if (item.kind === 'never-started' && item.runId && item.claim) {
     // Decide against a supervisor that may be starting right now: only one of us creates the record.
     const here = hostIdentity();
@@ -87,9 +87,8 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
       // A worker whose supervisor is gone has nobody to escalate for it: it gets SIGKILL now.
       const record = await readRunRecord(ctx.layout.kanban, item.runId);
       const orphaned = item.kind === 'dead-worker' && record?.state === 'started';
-      if (signalWorkerGroup(record, orphaned ? 'SIGKILL' : 'SIGTERM')) log.warn({ runId: item.runId, pid: record?.workerPid }, orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
-      // A Slurm job is cancelled from here too: its supervisor may have died with its host.
-      if (record?.jobId !== undefined && record.end === undefined && (await cancelRecordedJob(record.jobId))) log.warn({ runId: item.runId, jobId: record.jobId }, 'job cancelled');
+      const stopped = await stopRecordedWorker(record, orphaned ? 'SIGKILL' : 'SIGTERM');
+      if (stopped) log.warn({ runId: item.runId, pid: record?.workerPid, jobId: record?.jobId }, stopped === 'job cancelled' ? 'job cancelled' : orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
     }
     log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
     return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };

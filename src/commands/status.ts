@@ -1,5 +1,5 @@
 import { readLastRound } from '../round/last-round.js';
-import { planFromVault } from '../round/plan-from-vault.js';
+import { planFromVault, programPlace } from '../round/plan-from-vault.js';
 import { boardStatus, statusText } from '../status/board-status.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { terminalLines } from '../format/control.js';
@@ -20,7 +20,7 @@ export async function statusCommand(options: StatusOptions, env: CommandEnv): Pr
   const plan = await planFromVault({ board, layout, now });
   const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
     harnessProblems: board.harnessProblems,
-    unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: board.config.harnessesDir, vault: board.config.vault, boardPath: env.env.PATH ?? '/usr/bin:/bin' }),
+    unstartable: unstartableHarnesses(board.harnesses, programPlace(board, env.env)),
   });
   if (options.board) {
     const columns = await kanbanColumns(layout, status);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { substitute } from '../core/compose.js';
 import type { Harness } from '../schema/harness.js';
+import { sandboxStartProblem, type SandboxPlace } from '../sandbox/start-problem.js';
 
 export interface ProgramPlace {
   /** Absolute path of the harnesses folder (`{harnesses}` in `command`). */
@@ -10,6 +11,8 @@ export interface ProgramPlace {
   readonly vault: string;
   /** The board's PATH: what a worker gets when its harness sets none. */
   readonly boardPath: string;
+  /** The board's own files and environment: whether its workers' sandbox can start (absent: not judged). */
+  readonly sandbox?: SandboxPlace;
 }
 
 function isExecutableFile(file: string): 'ok' | 'missing' | 'not a file' | 'not executable' {
@@ -58,11 +61,16 @@ export function programProblem(harness: Harness, place: ProgramPlace): string | 
   return `\`${program}\` is not on its PATH (${harness.environment.PATH !== undefined ? "the harness's environment.PATH" : "the board's PATH"}: ${searchPath || '(empty)'})`;
 }
 
+/** Why this harness cannot start: its program, else its sandbox (src/sandbox/start-problem.ts). */
+export function startProblem(harness: Harness, place: ProgramPlace): string | undefined {
+  return programProblem(harness, place) ?? (place.sandbox ? sandboxStartProblem(harness, place.sandbox) : undefined);
+}
+
 /** Every harness that cannot start, with why: harness name → reason. */
 export function unstartableHarnesses(harnesses: ReadonlyMap<string, Harness>, place: ProgramPlace): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, harness] of harnesses) {
-    const problem = programProblem(harness, place);
+    const problem = startProblem(harness, place);
     if (problem !== undefined) out.set(name, problem);
   }
   return out;

@@ -8,7 +8,7 @@ import { isCardFileName, VaultLayout } from '../vault/layout.js';
 import { mapLimit } from '../vault/read-card.js';
 import { isRecord, type CardDoc, type HarnessDoc, type LintInput, type ProfileDoc, type ReadDoc } from './types.js';
 import { isReachable } from '../vault/exists.js';
-import { programProblem, type ProgramPlace } from '../config/program.js';
+import { startProblem, type ProgramPlace } from '../config/program.js';
 import { harnessSchema } from '../schema/harness.js';
 
 export interface LintLocation {
@@ -44,7 +44,19 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   const [profiles, cards, harnesses, models] = await Promise.all([
     readProfiles(layout),
     readCards(layout),
-    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, { harnessesDir, vault: layout.root, boardPath: where.env.PATH ?? '/usr/bin:/bin' }),
+    readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, {
+      harnessesDir,
+      vault: layout.root,
+      boardPath: where.env.PATH ?? '/usr/bin:/bin',
+      sandbox: {
+        vault: layout.root,
+        harnessesDir,
+        configFile,
+        privateEnvFile: config.private_env ? path.resolve(base, config.private_env) : undefined,
+        logsDir: path.resolve(base, config.logs),
+        env: where.env,
+      },
+    }),
     readYaml(path.resolve(base, config.models)),
   ]);
   return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness };
@@ -130,7 +142,7 @@ async function readHarnesses(harnessesDir: string, adaptersFile: string | undefi
   // The fact the program check judges: only for a harness that passes its schema.
   const program = (data: unknown): { programProblem?: string } => {
     const parsed = harnessSchema.safeParse(data);
-    const problem = parsed.success ? programProblem(parsed.data, place) : undefined;
+    const problem = parsed.success ? startProblem(parsed.data, place) : undefined;
     return problem !== undefined ? { programProblem: problem } : {};
   };
   const guard = async (data: unknown): Promise<boolean | undefined> => {

@@ -1,5 +1,5 @@
 import { planRound } from '../core/plan.js';
-import { unstartableHarnesses } from '../config/program.js';
+import { unstartableHarnesses, type ProgramPlace } from '../config/program.js';
 import type { Plan, RoundSettings, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import type { CensusCache } from '../vault/census-cache.js';
@@ -23,7 +23,18 @@ export function roundSettings(board: LoadedBoard): RoundSettings {
     models: board.models,
     privateKeys: new Set(board.privateEnv.keys()),
     // Checked every round: a harness fixed while `watch` runs is used from the next round on.
-    unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: c.harnessesDir, vault: c.vault, boardPath: process.env.PATH ?? '/usr/bin:/bin' }),
+    unstartable: unstartableHarnesses(board.harnesses, programPlace(board, process.env)),
+  };
+}
+
+/** Where a harness's program and sandbox are judged: this board, with the board's environment. */
+export function programPlace(board: LoadedBoard, env: NodeJS.ProcessEnv): ProgramPlace {
+  const c = board.config;
+  return {
+    harnessesDir: c.harnessesDir,
+    vault: c.vault,
+    boardPath: env.PATH ?? '/usr/bin:/bin',
+    sandbox: { vault: c.vault, harnessesDir: c.harnessesDir, configFile: c.configFile, privateEnvFile: c.privateEnvFile, logsDir: c.logsDir, env },
   };
 }
 

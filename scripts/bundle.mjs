@@ -6,7 +6,8 @@
  * - `dist/cli.bundle.cjs`: the whole CLI in one CommonJS file, run by `dist/cli.js`
  *   (src/launcher.ts) from V8's code cache, which this script makes by running `board --help`
  *   once with BOARD_WRITE_CODE_CACHE=1;
- * - `dist/supervisor.js`: the per-run supervisor in one ES module file.
+ * - `dist/supervisor.js`: the per-run supervisor in one ES module file;
+ * - `dist/sandbox-init.js`: the first process inside a worker's sandbox (its bridges), one file.
  *
  * Why: Node 20 has no compile cache, and resolving, reading and compiling the ~150 ES modules a
  * command loads (zod alone is ~90, its locales included) cost ~90 ms of every `board` start:
@@ -77,6 +78,10 @@ await build({
   // The CommonJS dependencies `require` Node's built-ins, which an ES module bundle has to be given.
   banner: { js: "import { createRequire as __boardCreateRequire } from 'node:module';\nconst require = __boardCreateRequire(import.meta.url);" },
 });
+
+// The first process inside a worker's sandbox: Node built-ins only, one file, started before
+// seccomp (src/sandbox/init.ts).
+await build({ ...common, entryPoints: [path.join(root, 'src/sandbox/init.ts')], format: 'esm', outfile: path.join(dist, 'sandbox-init.js') });
 
 // tsc's maps of the replaced entry modules would describe code that is not there.
 for (const stale of ['cli.js.map', 'supervisor.js.map']) fs.rmSync(path.join(dist, stale), { force: true });

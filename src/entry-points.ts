@@ -8,3 +8,5 @@ import { fileURLToPath } from 'node:url';
  */
 export const BOARD_CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
 export const SUPERVISOR_SCRIPT = fileURLToPath(new URL('./supervisor.js', import.meta.url));
+/** The first process inside a worker's sandbox (src/sandbox/init.ts, bundled alone). */
+export const SANDBOX_INIT_SCRIPT = fileURLToPath(new URL('./sandbox-init.js', import.meta.url));

@@ -15,6 +15,9 @@ import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/s
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
 import { selectRunner } from './worker/select-runner.js';
+import type { StartedWorker } from './worker/runner.js';
+import type { ComposedCommand } from './core/compose.js';
+import { prepareConfinement, type Confinement } from './sandbox/confine.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
@@ -95,7 +98,27 @@ async function main(): Promise<number> {
   };
 
   const runner = await selectRunner(job.runner);
-  const worker = await runner.start({ ...job.command, env: workerEnv as Record<string, string> }, job.logFile);
+  let command: ComposedCommand = { ...job.command, env: workerEnv as Record<string, string> };
+  // The OS sandbox (local runner only: a Slurm job runs on another node). A sandbox that cannot be
+  // made is a worker that could not start: no attempt is spent.
+  let confinement: Confinement | undefined;
+  let sandboxError: string | undefined;
+  if (job.sandbox?.confined === true && (job.runner?.kind ?? 'local') === 'local') {
+    try {
+      confinement = prepareConfinement({ runId: job.runId, kanbanDir: job.kanbanDir, command, sandbox: job.sandbox });
+      command = confinement.command;
+      void record({ sandbox: { confined: true, ...confinement.summary } });
+      note(job.logFile, `sandbox: reads ${confinement.summary.reads.length} paths, writes ${confinement.summary.writes.join(', ')}; run folder ${confinement.runDir}`);
+    } catch (error) {
+      sandboxError = (error as Error).message;
+    }
+  } else {
+    void record({ sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } });
+  }
+  // >>> issue 18, wired by the lead: start the run's credential proxy on confinement.modelSocket
+  // and its verb server on confinement.verbsSocket HERE, before the worker (a `sandbox: none` run
+  // gets its proxy on 127.0.0.1:0); stop both where the worker is gone (see "<<< issue 18" below).
+  const worker: StartedWorker = sandboxError !== undefined ? notStarted('SANDBOX', sandboxError) : await runner.start(command, job.logFile);
   if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });
 
   // The board's control over the worker: its claim, watched, and its time budget.
@@ -158,6 +181,12 @@ async function main(): Promise<number> {
   await recordProvenance(job, base, { ...current, ...final });
   // Whatever the worker left behind in its group (a daemon it forked, a grandchild) goes too.
   await worker.stop(STOP_GRACE_MS);
+  // <<< issue 18, wired by the lead: stop the run's proxy and verb server here.
+  try {
+    confinement?.close();
+  } catch (error) {
+    note(job.logFile, `could not remove the run's sandbox folders: ${(error as Error).message}`);
+  }
   return exit.startError ? 1 : 0;
 }
 
@@ -199,6 +228,11 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
   } catch (error) {
     note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);
   }
+}
+
+/** A worker that was never started (its sandbox could not be made): it ends at once with the reason. */
+function notStarted(code: string, message: string): StartedWorker {
+  return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), stop: () => Promise.resolve() };
 }
 
 async function readStdin(): Promise<string> {

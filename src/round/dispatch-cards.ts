@@ -13,6 +13,7 @@ import { crashPoint } from '../vault/crash-seam.js';
 import { BOARD_CLI } from '../entry-points.js';
 import { CAUSE_VAR, newEventId } from '../journal/index.js';
 import { recordRun } from '../provenance/record-run.js';
+import { jobSandbox } from '../sandbox/job.js';
 import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
 
@@ -71,6 +72,12 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: numb
   if (!composed.ok) {
     log.warn({ reason: composed.reason }, 'not dispatched');
     return [{ kind: 'failed', card: item.card, detail: composed.reason }];
+  }
+  const c = ctx.board.config;
+  const sandbox = jobSandbox(harness, { vault: ctx.layout.root, harnessesDir: c.harnessesDir, configFile: c.configFile, privateEnvFile: c.privateEnvFile, logsDir: c.logsDir }, process.env);
+  if (!sandbox.ok) {
+    log.warn({ reason: sandbox.reason }, 'not dispatched');
+    return [{ kind: 'failed', card: item.card, detail: `harness ${item.harness} cannot start: ${sandbox.reason}` }];
   }
 
   // The claim, under the card's transition lock: still claimable as the census saw it, moved by a
@@ -175,6 +182,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: numb
       harness: item.harness,
       ...(harness.timeout !== undefined ? { timeoutMs: harness.timeout } : {}),
       ...(harness.runner !== undefined ? { runner: harness.runner } : {}),
+      sandbox: sandbox.sandbox,
       ...(journal.journal.enabled ? { provenance } : {}),
     });
     log.info({ runId, pid: started.pid, argv: [composed.command.file, ...composed.command.args].length, logFile }, 'worker spawned');

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { SUPERVISOR_SCRIPT } from '../entry-points.js';
 import type { ComposedCommand } from '../core/compose.js';
 import type { Harness, HarnessCost } from '../schema/harness.js';
+import type { JobSandbox } from '../sandbox/confine.js';
 
 /** Everything a supervisor needs to launch one claim's worker. Private values live only in `command.env`. */
 export interface RunJob {
@@ -18,6 +19,8 @@ export interface RunJob {
   readonly timeoutMs?: number;
   /** Where the worker runs (absent: a local process group). */
   readonly runner?: Harness['runner'];
+  /** The worker's OS sandbox (local runner): confined with what, or why not (absent: as `none`). */
+  readonly sandbox?: JobSandbox;
   /** Where the supervisor records the run's end, exit code and cost (manifest, journal); absent in dry previews. */
   readonly provenance?: RunProvenance;
 }

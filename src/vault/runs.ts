@@ -43,7 +43,13 @@ export interface RunRecord {
   /** Slurm runner: the job id and its last known state. */
   readonly jobId?: string;
   readonly jobState?: string;
+  /** The worker's OS sandbox: what it could read, write and reach; or why it ran unconfined. */
+  readonly sandbox?: RunSandboxRecord;
 }
+
+export type RunSandboxRecord =
+  | { readonly confined: true; readonly reads: readonly string[]; readonly writes: readonly string[]; readonly masked: readonly string[]; readonly hosts: readonly string[] }
+  | { readonly confined: false; readonly why: string };
 
 /** A request to stop a run's worker, written before its card leaves the claim (cancel, reclaim). */
 export interface StopRequest {

@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ComposedCommand } from '../core/compose.js';
+import { SANDBOX_INIT_SCRIPT } from '../entry-points.js';
+import type { SandboxDeclared } from '../schema/harness.js';
+import { hostFacts } from './host.js';
+import { bwrapArgs, MODEL_BRIDGE_PORT, policySummary, SANDBOX_APPLY_SECCOMP, SANDBOX_BOARD_DIR, sandboxPolicy, VERBS_BRIDGE_PORT, type SandboxSummary } from './policy.js';
+import { sandboxProbe, type SandboxProbe } from './probe.js';
+
+/**
+ * A run's sandbox, made by its supervisor just before the worker starts: the run folder (the
+ * worker's HOME and TMPDIR), the socket dir its bridges lead to, and the bwrap command that runs
+ * the worker confined. `close()` removes both folders once the worker is gone.
+ */
+
+/** What a sandboxed run's job carries (set by dispatch for a confined harness: src/sandbox/mode.ts). */
+export interface RunSandbox {
+  readonly confined: true;
+  /** The harness's widening, substituted and validated (src/sandbox/declared.ts). */
+  readonly declared: SandboxDeclared;
+  readonly vault: string;
+  readonly harnessesDir: string;
+  readonly configFile: string;
+  readonly privateEnvFile?: string;
+  readonly logsDir: string;
+}
+
+/** A run's sandbox as its job says: confined (with what), or why not. */
+export type JobSandbox = RunSandbox | { readonly confined: false; readonly why: 'none' | 'slurm' | 'default-off' };
+
+export interface ConfinementJob {
+  readonly runId: string;
+  readonly kanbanDir: string;
+  readonly command: ComposedCommand;
+  readonly sandbox: RunSandbox;
+}
+
+export interface Confinement {
+  /** What the runner starts: bwrap, whose argument list holds the worker's whole environment. */
+  readonly command: ComposedCommand;
+  readonly runDir: string;
+  readonly socketDir: string;
+  /** Where the run's credential proxy listens (bridged to 127.0.0.1:MODEL_BRIDGE_PORT inside). */
+  readonly modelSocket: string;
+  /** Where the run's verb server listens (bridged to 127.0.0.1:VERBS_BRIDGE_PORT inside). */
+  readonly verbsSocket: string;
+  /** What the sandbox changed in the worker's environment (HOME, TMPDIR, BOARD_VERBS_URL). */
+  readonly workerEnvPatch: Readonly<Record<string, string>>;
+  readonly summary: SandboxSummary;
+  close(): void;
+}
+
+export class SandboxStartError extends Error {}
+
+/** Variables the worker never gets inside: the config file is masked in there anyway. */
+const WITHHELD = ['BOARD_CONFIG'];
+
+/** Folder names a run leaves in the temp folder; ids are file-name safe already, this keeps them short. */
+function slug(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+}
+
+export interface ConfinementOptions {
+  /** Where the run and socket folders go (default: the temp folder). */
+  readonly tmpDir?: string;
+  readonly probe?: () => SandboxProbe;
+  /** dist/sandbox-init.js (tests running from the sources give the built one); its folder is bound read-only. */
+  readonly initScript?: string;
+}
+
+export function prepareConfinement(job: ConfinementJob, options: ConfinementOptions = {}): Confinement {
+  const initScript = options.initScript ?? SANDBOX_INIT_SCRIPT;
+  const probed = (options.probe ?? sandboxProbe)();
+  if (!probed.ok) throw new SandboxStartError(`sandbox cannot start: ${probed.reason}`);
+  const tmp = options.tmpDir ?? os.tmpdir();
+  const runDir = fs.mkdtempSync(path.join(tmp, `board-run-${slug(job.runId)}-`));
+  let socketDir: string | undefined;
+  try {
+    fs.chmodSync(runDir, 0o700);
+    const home = path.join(runDir, 'home');
+    const workerTmp = path.join(runDir, 'tmp');
+    fs.mkdirSync(home, { mode: 0o700 });
+    fs.mkdirSync(workerTmp, { mode: 0o700 });
+    socketDir = fs.mkdtempSync(path.join(tmp, `board-sock-${slug(job.runId)}-`));
+    fs.chmodSync(socketDir, 0o700);
+    // The mount point of apply-seccomp: the socket dir is bound read-only, so bubblewrap could not
+    // create it in there.
+    fs.writeFileSync(path.join(socketDir, path.basename(SANDBOX_APPLY_SECCOMP)), '', { mode: 0o600 });
+
+    const workerEnvPatch = { HOME: home, TMPDIR: workerTmp, BOARD_VERBS_URL: `http://127.0.0.1:${VERBS_BRIDGE_PORT}` };
+    const env: Record<string, string> = { ...job.command.env, ...workerEnvPatch };
+    for (const key of WITHHELD) delete env[key];
+    const workerPath = env.PATH ?? '/usr/bin:/bin';
+    const s = job.sandbox;
+    const policy = sandboxPolicy({
+      declared: s.declared,
+      vault: s.vault,
+      kanban: job.kanbanDir,
+      harnessesDir: s.harnessesDir,
+      boardDist: path.dirname(initScript),
+      node: process.execPath,
+      workerPath,
+      ...(process.env.HOME ? { boardHome: process.env.HOME } : {}),
+      runDir,
+      socketDir,
+      applySeccomp: probed.applySeccomp,
+      host: hostFacts(workerPath, { configFile: s.configFile, privateEnvFile: s.privateEnvFile, logsDir: s.logsDir }),
+    });
+    const inner = [
+      initScript,
+      '--bridge',
+      `${MODEL_BRIDGE_PORT}=${SANDBOX_BOARD_DIR}/model.sock`,
+      '--bridge',
+      `${VERBS_BRIDGE_PORT}=${SANDBOX_BOARD_DIR}/verbs.sock`,
+      '--',
+      SANDBOX_APPLY_SECCOMP,
+      job.command.file,
+      ...job.command.args,
+    ];
+    const args = bwrapArgs(policy, { file: process.execPath, args: inner, cwd: job.command.cwd }, env);
+    const made = socketDir;
+    return {
+      command: { ...job.command, file: probed.bwrap, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: runDir },
+      runDir,
+      socketDir,
+      modelSocket: path.join(socketDir, 'model.sock'),
+      verbsSocket: path.join(socketDir, 'verbs.sock'),
+      workerEnvPatch,
+      summary: policySummary(policy),
+      close() {
+        fs.rmSync(runDir, { recursive: true, force: true });
+        fs.rmSync(made, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    fs.rmSync(runDir, { recursive: true, force: true });
+    if (socketDir) fs.rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -90,6 +90,10 @@ const HARNESS: Record<string, string> = {
   timeout: 'a duration like 20m or 2h',
   runner: '`runner: { kind: local }` or `runner: { kind: slurm, args: [...] }`',
   cost: 'JSON paths to the run\'s cost, e.g. `cost: { tokens: usage.total_tokens }`',
+  sandbox: '`sandbox: none` (no OS sandbox, written out), or what the workers need beyond the default, e.g. `sandbox: { read: [/opt/models], write: ["{vault}/cache"], hosts: [example.com:443] }`',
+  'sandbox.read.*': 'an absolute path, or one under {vault}/ or {harnesses}/',
+  'sandbox.write.*': 'an absolute path, or one under {vault}/ or {harnesses}/',
+  'sandbox.hosts.*': 'a host and port, like example.com:443',
 };
 
 const HELP: Record<DocKind, Record<string, string>> = {

@@ -9,6 +9,7 @@ import { BOARD_CLI } from '../entry-points.js';
 import { UsageError, formatProblem } from '../errors.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { checkSlurm, slurmClientEnv, type SlurmCheck } from '../worker/slurm-check.js';
+import { describeSandbox, type SandboxReport } from '../sandbox/describe.js';
 
 /**
  * `board harness check NAME`: try a harness before trusting it. Says whether its CLI is installed
@@ -88,6 +89,8 @@ export interface HarnessReport {
   readonly ready: boolean;
   /** A harness whose workers run as Slurm jobs: its client commands and whether the cluster answers. */
   readonly slurm?: SlurmCheck;
+  /** The workers' OS sandbox: what they read, write and reach, and whether it starts here. */
+  readonly sandbox: SandboxReport;
 }
 
 /**
@@ -156,6 +159,13 @@ async function check(name: string, options: HarnessCheckOptions, env: CommandEnv
   const installed = checkInstalled(command, harnessesDir, env.env);
   const guard = checkGuard(harness.credential_guard, harnessesDir, installed.probe);
   const slurm = harness.runner?.kind === 'slurm' ? await checkSlurm(slurmClientEnv(env.env, command.env)) : undefined;
+  const c = board.config;
+  const sandbox = describeSandbox(
+    harness,
+    { vault: layout.root, harnessesDir, configFile: c.configFile, privateEnvFile: c.privateEnvFile, logsDir: c.logsDir, env: env.env },
+    layout.kanban,
+    command.env.PATH ?? '',
+  );
   const secrets = [...board.privateEnv.values()].filter((v) => v.length >= 4);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join(PRIVATE), text);
   const probe = installed.probe;
@@ -193,8 +203,9 @@ async function check(name: string, options: HarnessCheckOptions, env: CommandEnv
       cwd: command.cwd,
       env: Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, command.privateNames.includes(k) ? PRIVATE : redact(v)])),
     },
-    ready: installed.ok && guard.wired && verbs.reachable !== false && (slurm?.ok ?? true),
+    ready: installed.ok && guard.wired && verbs.reachable !== false && (slurm?.ok ?? true) && sandbox.canStart,
     ...(slurm ? { slurm } : {}),
+    sandbox,
   };
   env.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, options.card === undefined));
   return report.ready ? 0 : 1;
@@ -313,6 +324,15 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   lines.push(`  guard:    ${r.guard.wired ? 'wired: ' : 'NOT WIRED: '}${r.guard.detail}`);
   lines.push(`  verbs:    ${r.verbs.reachable === true ? 'reachable: ' : r.verbs.reachable === false ? 'NOT REACHABLE: ' : ''}${r.verbs.detail}`);
   if (r.slurm) lines.push(`  slurm:    ${r.slurm.ok ? 'ready: ' : 'NOT READY: '}${r.slurm.detail}`);
+  const sb = r.sandbox;
+  if (!sb.confined) lines.push(`  sandbox:  ${sb.canStart ? 'NONE: ' : 'CANNOT START: '}${sb.canStart ? sb.why : sb.detail}`);
+  else {
+    lines.push(`  sandbox:  ${sb.canStart ? 'confined: ' : 'CANNOT START: '}${sb.detail}`);
+    lines.push(`    reads   ${sb.reads.join(' ')}`);
+    lines.push(`    writes  ${sb.writes.join(' ')}`);
+    if (sb.masked.length > 0) lines.push(`    hidden  ${sb.masked.join(' ')}`);
+    lines.push(`    hosts   ${sb.hosts.length > 0 ? `its model endpoint (through the board), ${sb.hosts.join(' ')}` : 'its model endpoint only (through the board)'}`);
+  }
   lines.push(`  model:    ${r.model.capacity}/${r.model.modality} → ${r.model.value}`);
   if (r.privateKeys.length > 0) lines.push(`  private:  ${r.privateKeys.map((k) => `${k.name} (${k.set ? 'set' : 'MISSING from the private env file'})`).join(', ')}`);
   lines.push(`  card:     ${r.card}${placeholderCard ? ' (placeholder; --card NAME to use another)' : ''}`);
@@ -326,7 +346,7 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const missing = r.privateKeys.filter((k) => !k.set).map((k) => k.name);
   const verdict = r.ready
     ? `ready: installed and guarded${missing.length ? `, but the private env file lacks ${missing.join(', ')}: cards would not be dispatched` : ''}${r.model.ok ? '' : '; no model in models.yml for this profile level'}`
-    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.verbs.reachable === false && '`board card` not reachable from the CLI\'s shell', r.slurm && !r.slurm.ok && 'Slurm not ready'].filter(Boolean).join(', ')}`;
+    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.verbs.reachable === false && '`board card` not reachable from the CLI\'s shell', r.slurm && !r.slurm.ok && 'Slurm not ready', !r.sandbox.canStart && 'sandbox cannot start'].filter(Boolean).join(', ')}`;
   lines.push(`  verdict:  ${verdict}`);
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import { terminalLines } from '../format/control.js';
 import { kanbanColumns, kanbanText } from '../status/kanban.js';
 import { UsageError } from '../errors.js';
 import { unstartableHarnesses } from '../config/program.js';
+import { unconfinedHarnesses } from '../sandbox/mode.js';
 
 /** `board status`: the board at a glance. Reads only; plans exactly as `tick` would. */
 export interface StatusOptions extends GlobalOptions {
@@ -21,6 +22,7 @@ export async function statusCommand(options: StatusOptions, env: CommandEnv): Pr
   const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
     harnessProblems: board.harnessProblems,
     unstartable: unstartableHarnesses(board.harnesses, programPlace(board, env.env)),
+    unconfined: unconfinedHarnesses(board.harnesses),
   });
   if (options.board) {
     const columns = await kanbanColumns(layout, status);

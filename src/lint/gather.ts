@@ -8,7 +8,8 @@ import { isCardFileName, VaultLayout } from '../vault/layout.js';
 import { mapLimit } from '../vault/read-card.js';
 import { isRecord, type CardDoc, type HarnessDoc, type LintInput, type ProfileDoc, type ReadDoc } from './types.js';
 import { isReachable } from '../vault/exists.js';
-import { startProblem, type ProgramPlace } from '../config/program.js';
+import { programProblem, type ProgramPlace } from '../config/program.js';
+import { sandboxStartProblem } from '../sandbox/start-problem.js';
 import { harnessSchema } from '../schema/harness.js';
 
 export interface LintLocation {
@@ -140,10 +141,12 @@ async function readCards(layout: VaultLayout): Promise<CardDoc[]> {
 async function readHarnesses(harnessesDir: string, adaptersFile: string | undefined, place: ProgramPlace): Promise<HarnessDoc[]> {
   const docs: HarnessDoc[] = [];
   // The fact the program check judges: only for a harness that passes its schema.
-  const program = (data: unknown): { programProblem?: string } => {
+  const program = (data: unknown): { programProblem?: string; sandboxProblem?: string } => {
     const parsed = harnessSchema.safeParse(data);
-    const problem = parsed.success ? startProblem(parsed.data, place) : undefined;
-    return problem !== undefined ? { programProblem: problem } : {};
+    if (!parsed.success) return {};
+    const problem = programProblem(parsed.data, place);
+    const sandbox = place.sandbox ? sandboxStartProblem(parsed.data, place.sandbox) : undefined;
+    return { ...(problem !== undefined ? { programProblem: problem } : {}), ...(sandbox !== undefined ? { sandboxProblem: sandbox } : {}) };
   };
   const guard = async (data: unknown): Promise<boolean | undefined> => {
     if (!isRecord(data) || typeof data.credential_guard !== 'string' || data.credential_guard.trim() === '') return undefined;

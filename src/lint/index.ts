@@ -4,6 +4,7 @@ import { checkHarnessGuards } from './harness-guard.js';
 import { checkModels } from './models.js';
 import { checkPrograms } from './program.js';
 import { checkRank } from './rank.js';
+import { checkSandboxes } from './sandbox.js';
 import { checkSchemas } from './schema.js';
 import { checkSkills } from './skills.js';
 import type { Finding, LintInput } from './types.js';
@@ -20,6 +21,7 @@ export function lint(input: LintInput): Finding[] {
     ...checkSkills(input),
     ...checkHarnessGuards(input),
     ...checkPrograms(input),
+    ...checkSandboxes(input),
     ...checkModels(input),
   ];
   const key = (f: Finding) => `${f.file}\u0000${f.field ?? ''}\u0000${f.check}\u0000${f.reason}`;

@@ -1,5 +1,5 @@
 /** What `board lint` reports: one finding per problem, named by file, field and reason. */
-export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program';
+export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program' | 'sandbox';
 
 export interface Finding {
   readonly check: LintCheck;
@@ -39,6 +39,8 @@ export interface HarnessDoc extends ReadDoc {
   readonly guardExists?: boolean;
   /** Why its program cannot be started (not on its PATH, not executable); undefined when it can or the file is invalid. */
   readonly programProblem?: string;
+  /** Why its workers' sandbox cannot start (src/sandbox/start-problem.ts); undefined when it can, or they run unconfined. */
+  readonly sandboxProblem?: string;
 }
 
 /** Everything lint looks at, gathered once by the shell; every check is a pure function of it. */

@@ -30,3 +30,13 @@ export function sandboxMode(harness: Pick<Harness, 'sandbox' | 'runner'>, env: R
   if (harness.sandbox !== undefined) return { confined: true, declared: harness.sandbox, why: 'declared' };
   return sandboxByDefault(env) ? { confined: true, declared: NO_WIDENING, why: 'default' } : { confined: false, why: 'default-off' };
 }
+
+/** Harnesses that write `sandbox: none`, with what `status` says of each. */
+export function unconfinedHarnesses(harnesses: ReadonlyMap<string, Pick<Harness, 'sandbox' | 'runner'>>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, harness] of harnesses) {
+    if (harness.sandbox !== 'none') continue;
+    out.set(name, harness.runner?.kind === 'slurm' ? 'sandbox: none (Slurm jobs run on other nodes)' : 'sandbox: none');
+  }
+  return out;
+}

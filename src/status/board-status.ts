@@ -37,6 +37,8 @@ export interface BoardStatus {
   readonly notCards: readonly NotACard[];
   /** Harnesses whose program cannot be started: every card they would get waits. */
   readonly cannotStart: readonly { harness: string; reason: string }[];
+  /** Harnesses whose workers run without the OS sandbox (`sandbox: none`), with why. */
+  readonly unconfined: readonly { harness: string; reason: string }[];
   /** Workers that could not start (their run records' `startError`), for cards not closed yet. */
   readonly couldNotStart: readonly StartFailure[];
   readonly templates: readonly TemplateDue[];
@@ -52,6 +54,8 @@ export interface StatusExtras {
   readonly harnessProblems?: readonly FileProblem[];
   /** Harnesses whose program cannot be started, with why (config/program.ts). */
   readonly unstartable?: ReadonlyMap<string, string>;
+  /** Harnesses that run their workers without the OS sandbox, with why (src/sandbox/mode.ts). */
+  readonly unconfined?: ReadonlyMap<string, string>;
 }
 
 export interface InProgressStatus {
@@ -208,6 +212,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     warnings: plan.warnings ?? [],
     notCards: declared,
     cannotStart: [...(extras.unstartable ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
+    unconfined: [...(extras.unconfined ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
     couldNotStart,
     templates,
     debris: left,
@@ -256,6 +261,7 @@ export function statusText(s: BoardStatus): string {
   }
   section('profiles and templates left out (fix them: the round ignores them)', s.leftOut.map(formatProblem));
   section('harnesses that cannot start (their cards wait)', s.cannotStart.map((h) => `${h.harness} — ${h.reason}`));
+  section('harnesses without the OS sandbox (`sandbox: none`: their workers see what the board sees)', s.unconfined.map((h) => `${h.harness} — ${h.reason}`));
   section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(

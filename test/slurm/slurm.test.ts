@@ -97,7 +97,9 @@ describe.skipIf(skip !== undefined)('workers on a single-node Slurm cluster', ()
     const slurm = (timeout = '') =>
       `command: ["/bin/sh", "${dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\n` +
       `environment:\n  SLURM_CONF: ${dir}/slurm.conf\nenvironment_from_private: [ABT_SECRET]\n${timeout}` +
-      `runner:\n  kind: slurm\n  args: ["--partition=debug", "--time=10"]\n`;
+      `runner:\n  kind: slurm\n  args: ["--partition=debug", "--time=10"]\n` +
+      // The job runs on a node of the cluster, where the board cannot build the sandbox: said out loud.
+      `sandbox: none\n`;
     const files: Record<string, string> = {
       // zombie_after short enough to reclaim the stalling card's job within the test; max_attempts 1
       // so a reclaimed or timed-out card is blocked rather than dispatched again.

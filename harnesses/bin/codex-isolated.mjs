@@ -27,8 +27,12 @@
 //       model is offered the shell (exec_command, or for code-mode models the `exec` tool that
 //       calls it), write_stdin, request_user_input, view_image and nothing that reaches the web,
 //       spawns agents or schedules work
-//     [sandbox_workspace_write] writable_roots = [the board's logs folder] (the verbs journal
-//       there), exclude_slash_tmp and exclude_tmpdir_env_var: writable = the vault (cwd) + logs/
+//     [sandbox_workspace_write] writable_roots = [the board's logs folder] only when the verbs run
+//       in this worker (no board sandbox, no verb server: they journal there), exclude_slash_tmp
+//       and exclude_tmpdir_env_var: writable = the vault (cwd) (+ logs/ in that case)
+//   Inside the board's sandbox (BOARD_SANDBOX set) Codex's own sandbox is off
+//   (danger-full-access): it is bubblewrap too, and cannot make its namespaces under the board's
+//   seccomp filter; the board's sandbox is the wall (see `boardSandbox` below).
 //     [[hooks.PreToolUse]] the shared guard (guard/claude-pretooluse.mjs speaks Codex's hook
 //       protocol too: tool_name/tool_input on stdin, exit 2 blocks); `exec
 //       --dangerously-bypass-hook-trust` is added so this hook, which the wrapper itself wrote
@@ -60,12 +64,23 @@ const OFF_FEATURES = ['goals', 'apps', 'plugins', 'remote_plugin', 'image_genera
 
 const toml = (value) => JSON.stringify(value); // a JSON string is a valid TOML basic string
 
+/**
+ * Inside the board's own sandbox (BOARD_SANDBOX set by the supervisor: bubblewrap + seccomp around
+ * this whole process tree) Codex's workspace-write sandbox cannot start: it is bubblewrap too, and
+ * the board's seccomp filter refuses the user namespace it needs (`unshare` is EPERM in there). The
+ * board's sandbox already confines writes (vault outside KANBAN/, the run folder) and reads, and
+ * takes the network away; Codex's own layer then runs as danger-full-access. Without the board's
+ * sandbox (`sandbox: none`) Codex keeps its own workspace-write sandbox.
+ */
+const boardSandbox = Boolean(process.env.BOARD_SANDBOX);
+
 function config(env) {
-  const logs = boardLogsDir(env);
+  // The verbs journal in logs/ only when they run in this worker (no board sandbox, no verb server).
+  const logs = boardSandbox || env.BOARD_VERBS_URL ? null : boardLogsDir(env);
   const lines = [
     "# Written by atomic-board's codex-isolated.mjs for one run; removed when the run ends.",
     'approval_policy = "never"',
-    'sandbox_mode = "workspace-write"',
+    `sandbox_mode = "${boardSandbox ? 'danger-full-access' : 'workspace-write'}"`,
     'allow_login_shell = false',
     'web_search = "disabled"',
     'project_doc_max_bytes = 0',
@@ -95,7 +110,8 @@ function guardWired(configDir) {
   const dump = probe("sh -c 'pri''ntenv'");
   const allowed = probe('cat notes/example.md');
   if (key !== 2 || dump !== 2 || allowed !== 0) return { wired: false, detail: `the hook answered ${key}/${dump}/${allowed} instead of 2 (refuse cat ~/.ssh/id_rsa) / 2 (refuse an env dump) / 0 (allow a vault read)` };
-  return { wired: true, detail: 'PreToolUse hook guard/claude-pretooluse.mjs in the run\'s CODEX_HOME config.toml (refuses cat ~/.ssh/id_rsa and env dumps, allows vault reads); keys stripped from the shell env; guard/codex.rules; sandbox writes: vault + logs/' };
+  const writes = boardSandbox ? "Codex's sandbox off inside the board's (bubblewrap + seccomp)" : `sandbox writes: vault${boardLogsDir(process.env) && !process.env.BOARD_VERBS_URL ? ' + logs/' : ''}`;
+  return { wired: true, detail: `PreToolUse hook guard/claude-pretooluse.mjs in the run's CODEX_HOME config.toml (refuses cat ~/.ssh/id_rsa and env dumps, allows vault reads); keys stripped from the shell env; guard/codex.rules; ${writes}` };
 }
 
 const run = makeRunDir('codex');
@@ -109,6 +125,10 @@ fs.copyFileSync(RULES, path.join(run.config, 'rules', 'board-credential-guard.ru
 
 // The hook is ours (written just above into the run's own CODEX_HOME): run it without a trust prompt.
 const args = process.argv.slice(2);
+if (boardSandbox) {
+  const at = args.indexOf('--sandbox');
+  if (at >= 0 && args[at + 1] === 'workspace-write') args[at + 1] = 'danger-full-access';
+}
 const sub = args.indexOf('exec');
 if (sub >= 0 && !args.includes('--dangerously-bypass-hook-trust')) args.splice(sub + 1, 0, '--dangerously-bypass-hook-trust');
 

@@ -45,7 +45,7 @@ export interface Confinement {
   readonly modelSocket: string;
   /** Where the run's verb server listens (bridged to 127.0.0.1:VERBS_BRIDGE_PORT inside). */
   readonly verbsSocket: string;
-  /** What the sandbox changed in the worker's environment (HOME, TMPDIR, BOARD_VERBS_URL). */
+  /** What the sandbox changed in the worker's environment (HOME, TMPDIR, BOARD_VERBS_URL, BOARD_SANDBOX). */
   readonly workerEnvPatch: Readonly<Record<string, string>>;
   readonly summary: SandboxSummary;
   close(): void;
@@ -88,7 +88,9 @@ export function prepareConfinement(job: ConfinementJob, options: ConfinementOpti
     // create it in there.
     fs.writeFileSync(path.join(socketDir, path.basename(SANDBOX_APPLY_SECCOMP)), '', { mode: 0o600 });
 
-    const workerEnvPatch = { HOME: home, TMPDIR: workerTmp, BOARD_VERBS_URL: `http://127.0.0.1:${VERBS_BRIDGE_PORT}` };
+    // BOARD_SANDBOX tells a wrapper it runs confined (the Codex wrapper then turns Codex's own
+    // bubblewrap sandbox off: it cannot nest under the seccomp filter).
+    const workerEnvPatch = { HOME: home, TMPDIR: workerTmp, BOARD_VERBS_URL: `http://127.0.0.1:${VERBS_BRIDGE_PORT}`, BOARD_SANDBOX: 'bwrap' };
     const env: Record<string, string> = { ...job.command.env, ...workerEnvPatch };
     for (const key of WITHHELD) delete env[key];
     const workerPath = env.PATH ?? '/usr/bin:/bin';

@@ -124,6 +124,19 @@ describe('the isolated wrappers, with fake CLIs on PATH', () => {
     expect(fs.existsSync(home)).toBe(false);
   });
 
+  it("codex inside the board's sandbox (BOARD_SANDBOX): Codex's own bubblewrap sandbox off, logs/ not writable", async () => {
+    const { command } = await compose('codex');
+    const fakes = tmp('fakes');
+    fakeCli(fakes, 'codex');
+    const { out, record } = runComposed(command, fakes, { BOARD_SANDBOX: 'bwrap' });
+    expect(out.status, out.stderr).toBe(0);
+    const seen = readRecord(record);
+    expect(seen.argv).toEqual(['exec', '--dangerously-bypass-hook-trust', '--model', 'gpt-6.2-sol', '--sandbox', 'danger-full-access', '--skip-git-repo-check', '--ephemeral', command.prompt]);
+    const config = seen.files[path.join(seen.env.CODEX_HOME!, 'config.toml')]!;
+    expect(config).toMatch(/^sandbox_mode = "danger-full-access"$/m);
+    expect(config).toContain('writable_roots = []');
+  });
+
   it('opencode: fresh HOME/XDG dirs, its own opencode.json with a minimal toolset and turn budget, guard plugin loaded', async () => {
     const { command, vault } = await compose('opencode');
     const fakes = tmp('fakes');

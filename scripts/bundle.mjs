@@ -8,6 +8,7 @@
  *   once with BOARD_WRITE_CODE_CACHE=1;
  * - `dist/supervisor.js`: the per-run supervisor in one ES module file;
  * - `dist/sandbox-init.js`: the first process inside a worker's sandbox (its bridges), one file.
+ * - `dist/worker-board.js`: the thin `board` a sandboxed worker runs (verbs over a socket).
  *
  * Why: Node 20 has no compile cache, and resolving, reading and compiling the ~150 ES modules a
  * command loads (zod alone is ~90, its locales included) cost ~90 ms of every `board` start:
@@ -82,8 +83,17 @@ await build({
 // The first process inside a worker's sandbox: Node built-ins only, one file, started before
 // seccomp (src/sandbox/init.ts).
 await build({ ...common, entryPoints: [path.join(root, 'src/sandbox/init.ts')], format: 'esm', outfile: path.join(dist, 'sandbox-init.js') });
+// The thin `board` of a sandboxed worker (src/worker-board.ts): Node built-ins only, loaded with
+// import(), so the file has no import or export statement and runs as it is where the sandbox
+// binds it (`/run/board/bin/board`: no .js, no package.json, which makes it CommonJS to Node).
+await build({ ...common, entryPoints: [path.join(root, 'src/worker-board.ts')], format: 'esm', outfile: path.join(dist, 'worker-board.js') });
+{
+  const thin = fs.readFileSync(path.join(dist, 'worker-board.js'), 'utf8');
+  if (/^\s*(import|export)\b/m.test(thin.replace(/^#!.*\n/, ''))) throw new Error('dist/worker-board.js has an import or export statement: it must run as CommonJS too');
+}
+fs.chmodSync(path.join(dist, 'worker-board.js'), 0o755);
 
 // tsc's maps of the replaced entry modules would describe code that is not there.
-for (const stale of ['cli.js.map', 'supervisor.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
+for (const stale of ['cli.js.map', 'supervisor.js.map', 'worker-board.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
 
 execFileSync(process.execPath, [path.join(dist, 'cli.js'), '--help'], { env: { ...process.env, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });

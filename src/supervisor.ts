@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
+import { appendBoardFileSync } from './vault/board-file.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
 import { selectRunner } from './worker/select-runner.js';
@@ -22,7 +23,13 @@ import { prepareConfinement, type Confinement } from './sandbox/confine.js';
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
 function note(logFile: string, line: string): void {
-  fs.appendFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
+  // Never through a link or into a FIFO planted at the log's name (src/vault/board-file.ts); a
+  // note that cannot be written does not stop the supervisor (the run record still tells).
+  try {
+    appendBoardFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
+  } catch (error) {
+    process.stderr.write(`board supervisor: ${(error as Error).message}\n`);
+  }
 }
 
 /** A supervisor looks at its claim this often (CONTRACT: at most every 5 s). */

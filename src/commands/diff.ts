@@ -10,7 +10,10 @@ export async function diffCommand(refA: string, refB: string, options: GlobalOpt
   if (!a.ok) throw new UsageError(a.reason);
   const b = await resolveRun(board.config.logsDir, refB);
   if (!b.ok) throw new UsageError(b.reason);
-  const diff = await diffRuns(new ObjectStore(board.config.logsDir), a.manifest, b.manifest);
+  const store = new ObjectStore(board.config.logsDir);
+  // Equal hashes are "same" without reading either object: check them all first.
+  await store.checkComponents([...a.manifest.components, ...b.manifest.components]);
+  const diff = await diffRuns(store, a.manifest, b.manifest);
   env.stdout(options.json ? `${JSON.stringify(diff, null, 2)}\n` : renderRunDiff(diff));
   return 0;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pickModel } from '../core/models.js';
 import { localDate } from '../core/time.js';
-import { UsageError } from '../errors.js';
+import { BoardError, EXIT, UsageError } from '../errors.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { CAUSE_VAR, newEventId, openJournal } from '../journal/index.js';
 import {
@@ -10,9 +10,12 @@ import {
   createManifest,
   listManifests,
   manifestFile,
+  harnessChanges,
   nextReplayId,
   ObjectStore,
   rebuildRequest,
+  recordedHarness,
+  renderHarnessChanges,
   scrubEnv,
   scrubText,
   storedText,
@@ -32,8 +35,9 @@ export interface ReplayOptions extends GlobalOptions {
 }
 
 /**
- * `board replay RUN`: rebuild a run's request from the object store (the stored harness renders
- * the stored prompt and argv, byte for byte) and spawn it again as a new run `<RUN>.replay-<n>`,
+ * `board replay RUN`: rebuild a run's request from the object store with the run's harness AS
+ * INSTALLED NOW (never a definition read from the store; how it differs from the recorded one is
+ * printed, field by field, or "identical"; a harness no longer installed is refused) and spawn it again as a new run `<RUN>.replay-<n>`,
  * linked to the old one (`replay_of`, and a `run:replayed` event caused by the original claim).
  * The original card is never touched: the worker gets a copy of the card as it was at claim, in
  * `<logs>/replays/<new run>/`, as BOARD_CARD and as the prompt's `{card}`, and a BOARD_CLAIM
@@ -46,15 +50,33 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
   if (!found.ok) throw new UsageError(found.reason);
   const old = found.manifest;
   const store = new ObjectStore(logsDir);
+  // Every stored object of the run is checked against its name before any is used.
+  await store.checkComponents(old.components);
 
-  let harness: { name: string; definition: NonNullable<ReturnType<typeof board.harnesses.get>> } | undefined;
-  if (options.harness !== undefined) {
-    const definition = board.harnesses.get(options.harness);
-    if (!definition) throw new UsageError(`--harness: no harness "${options.harness}" in ${board.config.harnessesDir} (installed: ${[...board.harnesses.keys()].join(', ')})`);
-    harness = { name: options.harness, definition };
+  // Only a harness as installed now is ever run: the stored definition is compared, not run.
+  const installed = [...board.harnesses.keys()].join(', ') || 'none';
+  const name = options.harness ?? old.harness;
+  const definition = board.harnesses.get(name);
+  if (!definition) {
+    if (options.harness !== undefined) throw new UsageError(`--harness: no harness "${options.harness}" in ${board.config.harnessesDir} (installed: ${installed})`);
+    throw new BoardError(
+      `run ${old.run} ran harness "${old.harness}", which is no longer installed in ${board.config.harnessesDir} (installed: ${installed}): a replay runs only a harness as installed now, never one read from the store; pass --harness NAME to replay with another`,
+      EXIT.failure,
+    );
   }
+  const harness = { name, definition };
+  const recorded = await recordedHarness(store, old);
+  const harnessDiff = typeof recorded === 'string' ? undefined : harnessChanges(recorded, definition);
+  const harnessLines = [
+    `harness ${name} as installed now, against the one run ${old.run} recorded (${old.harness}): ${
+      harnessDiff === undefined ? `cannot compare: ${recorded as string}` : harnessDiff.length === 0 ? 'identical' : 'differs'
+    }`,
+    ...(harnessDiff && harnessDiff.length > 0 ? renderHarnessChanges(harnessDiff).map((l) => `  ${l}`) : []),
+  ];
+  const oldInstalled = board.harnesses.get(old.harness);
+
   let model = options.model;
-  if (model === undefined && harness !== undefined && harness.name !== old.harness) {
+  if (model === undefined && harness.name !== old.harness) {
     // Another harness needs its own model: the stored profile's declared level picks it, as at dispatch.
     const profile = parseFrontMatter(await storedText(store, old, 'profile')).data;
     const choice = pickModel(board.models, harness.name, String(profile.model_capacity ?? 'standard'), String(profile.model_modality ?? 'text'));
@@ -84,7 +106,8 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
     },
     fallbackPath: process.env.PATH ?? '/usr/bin:/bin',
   });
-  const exact = await rebuildRequest(store, old);
+  // Does the run's own harness, as installed now, still render the stored request byte for byte?
+  const exact = oldInstalled ? await rebuildRequest(store, old, { harness: { name: old.harness, definition: oldInstalled } }) : undefined;
 
   if (options.dryRun) {
     const preview = {
@@ -97,14 +120,18 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
       cwd: rebuilt.command.cwd,
       card_copy: scratchCard,
       substitutions: rebuilt.substitutions,
-      original_reproduced: exact.identical,
+      original_reproduced: exact?.identical ?? false,
+      harness_changes: harnessDiff ?? null,
     };
     if (options.json) env.stdout(`${JSON.stringify(preview, null, 2)}\n`);
     else {
       env.stdout(
         [
           `replay of ${old.run} as ${runId} (dry-run: nothing is written or spawned)`,
-          `original request rebuilt from the store: ${exact.identical ? 'byte-identical argv and prompt' : 'DIFFERS from the stored one (the stored harness no longer renders it the same)'}`,
+          `original request rebuilt with harness ${old.harness} as installed now: ${
+            exact === undefined ? 'not possible (that harness is no longer installed)' : exact.identical ? 'byte-identical argv and prompt' : 'DIFFERS from the stored one (the installed harness no longer renders it the same)'
+          }`,
+          ...harnessLines,
           ...Object.entries(rebuilt.substitutions).map(([k, s]) => `changed ${k}: ${s.from} → ${s.to}`),
           `card: a copy of ${old.card} as claimed, at ${scratchCard} (the live card is never touched)`,
           `cwd:  ${rebuilt.command.cwd}`,
@@ -128,7 +155,8 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
 
   const components: Component[] = [];
   for (const c of old.components) {
-    if (c.name === 'harness' && harness) components.push({ name: 'harness', hash: await store.put(canonicalJson(harness.definition)), source: `harness ${harness.name}` });
+    // What runs is the installed definition: the replay's record says so.
+    if (c.name === 'harness') components.push({ name: 'harness', hash: await store.put(canonicalJson(harness.definition)), source: `harness ${harness.name}` });
     else if (c.name === 'prompt') {
       const prompt = scrubText(rebuilt.prompt, board.privateEnv);
       components.push({ name: 'prompt', hash: await store.put(prompt), bytes: Buffer.byteLength(prompt), source: `harness ${rebuilt.harnessName} prompt_template` });
@@ -181,7 +209,7 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
       ...(rebuilt.harness.cost ? { cost: rebuilt.harness.cost } : {}),
     },
   });
-  if (options.json) env.stdout(`${JSON.stringify({ run: runId, replay_of: old.run, pid: started.pid ?? null, log: logFile, card_copy: scratchCard, substitutions: rebuilt.substitutions }, null, 2)}\n`);
+  if (options.json) env.stdout(`${JSON.stringify({ run: runId, replay_of: old.run, pid: started.pid ?? null, log: logFile, card_copy: scratchCard, substitutions: rebuilt.substitutions, harness_changes: harnessDiff ?? null }, null, 2)}\n`);
   else
     env.stdout(
       `replaying ${old.run} as ${runId}${started.pid !== undefined ? ` (supervisor pid ${started.pid})` : ''}\n` +
@@ -189,7 +217,8 @@ export async function replayCommand(ref: string, options: ReplayOptions, env: Co
         `  log: ${logFile}\n` +
         Object.entries(rebuilt.substitutions)
           .map(([k, s]) => `  changed ${k}: ${s.from} → ${s.to}\n`)
-          .join(''),
+          .join('') +
+        harnessLines.map((l) => `  ${l}\n`).join(''),
     );
   return 0;
 }

@@ -17,6 +17,8 @@ export async function showCommand(ref: string, options: ShowOptions, env: Comman
   if (!found.ok) throw new UsageError(found.reason);
   const m = withRunRecord(found.manifest, found.manifest.replay_of ? undefined : await readRunRecord(layout.kanban, found.manifest.run));
   const store = new ObjectStore(board.config.logsDir);
+  // A run whose stored objects were changed is not shown as if it were the record.
+  await store.checkComponents(m.components);
   if (options.component !== undefined) {
     const c = m.components.find((x) => x.name === options.component);
     if (!c) throw new UsageError(`run ${m.run} has no component "${options.component}" (it has ${m.components.map((x) => x.name).join(', ')})`);

@@ -2,12 +2,16 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { localDate } from '../core/time.js';
 import { journalEventSchema, materialize, toLine, type JournalEvent, type NewEvent } from './event.js';
+import { BoardFileError, openBoardAppend, readBoardText } from '../vault/board-file.js';
+import { folderProblem } from '../vault/real-folders.js';
 
 /**
  * The append-only journal: `<logs>/journal/YYYY-MM-DD.ndjson`, one file per local day of the
  * event's time, one event per line, never rewritten. Appends are a single `write(2)` of one line
  * under PIPE_BUF on a descriptor opened O_APPEND, so any number of processes (ticks, watchers,
  * workers running `board card` verbs) may append at once without losing or interleaving lines.
+ * A day file is only ever a regular file: a link or a FIFO planted at its name is refused (never
+ * written through, never waited on) and said, on appends and on reads (src/vault/board-file.ts).
  */
 
 export interface JournalProblem {
@@ -49,6 +53,9 @@ export interface OpenOptions {
   readonly onError?: (error: Error, event: JournalEvent) => void;
 }
 
+/** A day file the board reads whole; far above a busy day's (~400 bytes an event). */
+export const JOURNAL_DAY_MAX_BYTES = 1024 * 1024 * 1024;
+
 export function journalDir(logsDir: string): string {
   return path.join(logsDir, 'journal');
 }
@@ -87,6 +94,9 @@ export function openJournal(logsDir: string, options: OpenOptions = {}): Journal
       try {
         if (!made) {
           await fs.mkdir(dir, { recursive: true });
+          // A linked journal folder would take every day file elsewhere.
+          const problem = await folderProblem(dir);
+          if (problem) throw new Error(problem);
           made = true;
         }
         await appendLine(dayFile(dir, new Date(event.at)), toLine(event));
@@ -99,10 +109,13 @@ export function openJournal(logsDir: string, options: OpenOptions = {}): Journal
   };
 }
 
-/** One line, one `write(2)`, O_APPEND: atomic with respect to every other appender. */
+/**
+ * One line, one `write(2)`, O_APPEND: atomic with respect to every other appender. Opened without
+ * following a link and without blocking, and refused unless a regular file (BoardFileError).
+ */
 export async function appendLine(file: string, line: string): Promise<void> {
   const buffer = Buffer.from(line, 'utf8');
-  const handle = await fs.open(file, 'a', 0o644);
+  const handle = await openBoardAppend(file);
   try {
     const { bytesWritten } = await handle.write(buffer, 0, buffer.length, null);
     if (bytesWritten !== buffer.length) throw new Error(`short write to ${file}: ${bytesWritten} of ${buffer.length} bytes`);
@@ -129,7 +142,19 @@ export async function readJournalDir(dir: string, options: ReadOptions = {}): Pr
   const problems: JournalProblem[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
-    const parsed = parseJournalText(await fs.readFile(file, 'utf8'), file);
+    let text: string;
+    try {
+      text = await readBoardText(file, { maxBytes: JOURNAL_DAY_MAX_BYTES });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      // A link, a FIFO or a folder at a day file's name: skipped and said, like an unreadable line.
+      if (error instanceof BoardFileError) {
+        problems.push({ file, line: 0, reason: error.message, torn: false });
+        continue;
+      }
+      throw error;
+    }
+    const parsed = parseJournalText(text, file);
     events.push(...parsed.events);
     problems.push(...parsed.problems);
   }

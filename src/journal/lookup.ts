@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { localDate } from '../core/time.js';
 import type { JournalEvent } from './event.js';
-import { parseJournalLine, parseJournalText, type Journal, type JournalProblem } from './journal.js';
+import { JOURNAL_DAY_MAX_BYTES, parseJournalLine, parseJournalText, type Journal, type JournalProblem } from './journal.js';
+import { BoardFileError, readBoardFile } from '../vault/board-file.js';
 
 /**
  * Bounded lookups in the journal: a card's latest event, one event by id, "did a tick run in
@@ -36,7 +37,7 @@ export interface DayFiles {
   readonly dir?: string;
   /** The names of the day files present (`YYYY-MM-DD.ndjson`), in any order; none when the folder is missing. */
   names(): Promise<string[]>;
-  /** One day file's bytes; an empty buffer when it vanished. */
+  /** One day file's bytes; an empty buffer when it vanished; a BoardFileError when it is no regular file. */
   read(name: string): Promise<Buffer>;
 }
 
@@ -54,7 +55,7 @@ export function dayFilesOf(dir: string): DayFiles {
     },
     async read(name) {
       try {
-        return await fs.readFile(path.join(dir, name));
+        return await readBoardFile(path.join(dir, name), { maxBytes: JOURNAL_DAY_MAX_BYTES });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
         throw error;
@@ -124,7 +125,7 @@ export class JournalLookup {
   async byId(id: string, options: { readonly since: Date }): Promise<JournalEvent | undefined> {
     const since = options.since.getTime();
     for (const name of await this.namesSince(options.since, 'newest')) {
-      const found = this.scan(await this.files.read(name), name, `"id":${JSON.stringify(id)}`, (e) => e.id === id && Date.parse(e.at) >= since, true);
+      const found = this.scan(await this.readDay(name), name, `"id":${JSON.stringify(id)}`, (e) => e.id === id && Date.parse(e.at) >= since, true);
       if (found) return found;
     }
     return undefined;
@@ -147,7 +148,7 @@ export class JournalLookup {
       const day = name.slice(0, 10);
       if (day > last) continue;
       if (day < first) break;
-      if (this.scan(await this.files.read(name), name, `"kind":${JSON.stringify(kind)}`, accept, true)) return true;
+      if (this.scan(await this.readDay(name), name, `"kind":${JSON.stringify(kind)}`, accept, true)) return true;
     }
     return false;
   }
@@ -159,7 +160,7 @@ export class JournalLookup {
     for (const name of await this.namesSince(options.since, 'oldest')) {
       // Every event in this file and the later ones is at or after the file's day.
       if (earliest !== undefined && Date.parse(earliest) < dayBounds(name).start) break;
-      const read = parseJournalText((await this.files.read(name)).toString('utf8'), this.where(name));
+      const read = parseJournalText((await this.readDay(name)).toString('utf8'), this.where(name));
       this.report(read.problems);
       for (const e of read.events) if (Date.parse(e.at) >= since && (earliest === undefined || e.at < earliest)) earliest = e.at;
     }
@@ -172,7 +173,7 @@ export class JournalLookup {
     for (const name of await this.namesSince(sinceDate, 'newest')) {
       // Every event of this file (and the older ones) is before the file's next day.
       if (best && Date.parse(best.at) >= dayBounds(name).end) break;
-      const found = this.scan(await this.files.read(name), name, needle, (e) => accept(e) && Date.parse(e.at) >= since, false);
+      const found = this.scan(await this.readDay(name), name, needle, (e) => accept(e) && Date.parse(e.at) >= since, false);
       // An equal time in an older file sorts before: the newer file's event stays.
       if (found && (!best || found.at > best.at)) best = found;
     }
@@ -220,6 +221,17 @@ export class JournalLookup {
       from = newline + 1;
     }
     return best;
+  }
+
+  /** A day file's bytes; one that is no regular file (a link, a FIFO) is reported and read as empty. */
+  private async readDay(name: string): Promise<Buffer> {
+    try {
+      return await this.files.read(name);
+    } catch (error) {
+      if (!(error instanceof BoardFileError)) throw error;
+      this.report([{ file: this.where(name), line: 0, reason: error.message, torn: false }]);
+      return Buffer.alloc(0);
+    }
   }
 
   private where(name: string): string {

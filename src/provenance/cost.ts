@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import type { HarnessCost } from '../schema/harness.js';
 import type { RunCost, RunManifest } from './manifest.js';
 import { localDate } from '../core/time.js';
+import { BoardFileError, openBoardRead } from '../vault/board-file.js';
 
 /** How much of a log's end is searched for its last JSON line. */
 const TAIL_BYTES = 256 * 1024;
@@ -62,8 +63,9 @@ export function costFromText(text: string, spec: HarnessCost): RunCost {
 export async function costFromLog(logFile: string, spec: HarnessCost): Promise<RunCost> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(logFile, 'r');
+    handle = await openBoardRead(logFile);
   } catch (error) {
+    if (error instanceof BoardFileError) return { error: `log unreadable: ${error.message}` };
     return { error: `log unreadable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
   try {

@@ -4,7 +4,7 @@
  * listed with argv, model, times, exit code and cost in `<logs>/manifests/<runId>.json`. Runs can
  * be diffed component by component and replayed from the store.
  */
-export { ObjectStore, sha256, HASH } from './store.js';
+export { ObjectStore, ObjectCorrupted, ObjectMissing, sha256, HASH } from './store.js';
 export {
   createManifest,
   listManifests,
@@ -21,5 +21,6 @@ export {
 export { canonicalJson, recordRun, scrubEnv, scrubText, skillsOf, type RecordRunInput } from './record-run.js';
 export { diffRuns, renderRunDiff, type ComponentDiff, type RunDiff } from './diff.js';
 export { diffLines, unifiedDiff } from './text-diff.js';
-export { nextReplayId, rebuildRequest, storedHarness, storedText, type RebuildOptions, type RebuiltRequest } from './replay.js';
+export { nextReplayId, rebuildRequest, recordedHarness, storedText, type RebuildOptions, type RebuiltRequest } from './replay.js';
+export { harnessChanges, renderHarnessChanges, type HarnessChange } from './harness-changes.js';
 export { costFromLog, costFromText, jsonPath, lastJsonLine, sumCosts, type CostGrouping, type CostRow } from './cost.js';

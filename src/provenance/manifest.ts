@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { createFileExclusive, writeFileAtomic } from '../vault/atomic-write.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
 
 /**
  * A run manifest: `<logs>/manifests/<runId>.json`. It lists the hashes of everything the run was
@@ -97,7 +98,7 @@ export async function createManifest(logsDir: string, manifest: RunManifest): Pr
 }
 
 export async function readManifestFile(file: string): Promise<RunManifest> {
-  const parsed = manifestSchema.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
+  const parsed = manifestSchema.safeParse(JSON.parse(await readBoardText(file, { maxBytes: BOARD_RECORD_MAX_BYTES })));
   if (!parsed.success) throw new Error(`${file}: not a run manifest (${parsed.error.issues[0]?.message ?? 'invalid'})`);
   return parsed.data;
 }

@@ -1,20 +1,22 @@
 import { composeCommand, type ComposedCommand } from '../core/compose.js';
-import { harnessSchema, type Harness } from '../schema/harness.js';
+import type { Harness } from '../schema/harness.js';
 import type { RunManifest } from './manifest.js';
 import type { ObjectStore } from './store.js';
 
 /**
- * Rebuilding a run's request from the object store: the stored harness definition renders the
- * stored paths into the prompt and the prompt and stored model into argv, exactly as at dispatch.
- * A replay may deliberately change the model, the harness, or the card path (to a scratch copy);
- * each change is returned as a substitution, so nothing differs in silence.
+ * Rebuilding a run's request: an INSTALLED harness definition (the one the config's harnesses
+ * folder holds now, never one read from the store: the store is data anyone who could write
+ * `logs/` may have planted) renders the stored paths into the prompt and the prompt and stored
+ * model into argv, as at dispatch. `identical` says whether that reproduces the stored argv and
+ * prompt byte for byte. A replay may deliberately change the model, the harness, or the card path
+ * (to a scratch copy); each change is returned as a substitution, so nothing differs in silence.
  */
 
 export interface RebuildOptions {
   /** Another model instead of the stored one. */
   readonly model?: string | undefined;
-  /** Another harness (name and definition) instead of the stored one: the prompt is re-rendered from its template. */
-  readonly harness?: { readonly name: string; readonly definition: Harness } | undefined;
+  /** The installed harness to run (name and definition); another name than the run's is a substitution. */
+  readonly harness: { readonly name: string; readonly definition: Harness };
   /** Render `{card}` with this path instead of the original card's (a replay's scratch copy). */
   readonly cardPath?: string | undefined;
   /** Private values for the worker's env; absent in previews (placeholders stand in, never printed values). */
@@ -43,15 +45,25 @@ export async function storedText(store: ObjectStore, manifest: RunManifest, comp
   return store.getText(c.hash);
 }
 
-export async function storedHarness(store: ObjectStore, manifest: RunManifest): Promise<Harness> {
-  const parsed = harnessSchema.safeParse(JSON.parse(await storedText(store, manifest, 'harness')));
-  if (!parsed.success) throw new Error(`run ${manifest.run}'s stored harness no longer fits the harness schema: ${parsed.error.issues[0]?.message ?? ''}`);
-  return parsed.data;
+/**
+ * The harness definition a run recorded, as data to compare with the installed one (never to run):
+ * its fields, or the sentence saying why it cannot be read as a definition.
+ */
+export async function recordedHarness(store: ObjectStore, manifest: RunManifest): Promise<Record<string, unknown> | string> {
+  const text = await storedText(store, manifest, 'harness');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return `run ${manifest.run}'s recorded harness is not JSON`;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return `run ${manifest.run}'s recorded harness is not a definition (a JSON object)`;
+  return data as Record<string, unknown>;
 }
 
-export async function rebuildRequest(store: ObjectStore, manifest: RunManifest, options: RebuildOptions = {}): Promise<RebuiltRequest> {
-  const harnessName = options.harness?.name ?? manifest.harness;
-  const harness = options.harness?.definition ?? (await storedHarness(store, manifest));
+export async function rebuildRequest(store: ObjectStore, manifest: RunManifest, options: RebuildOptions): Promise<RebuiltRequest> {
+  const harnessName = options.harness.name;
+  const harness = options.harness.definition;
   const model = options.model ?? manifest.model;
   const card = options.cardPath ?? manifest.paths.card;
   const privateEnv = options.privateEnv ?? new Map(harness.environment_from_private.map((k) => [k, `<private:${k}>`]));
@@ -70,7 +82,7 @@ export async function rebuildRequest(store: ObjectStore, manifest: RunManifest, 
   if (!composed.ok) throw new Error(`cannot rebuild run ${manifest.run}: ${composed.reason}`);
   const command = composed.command;
   const substitutions: Record<string, { from: string; to: string }> = {};
-  if (harnessName !== manifest.harness || options.harness) substitutions.harness = { from: manifest.harness, to: harnessName };
+  if (harnessName !== manifest.harness) substitutions.harness = { from: manifest.harness, to: harnessName };
   if (model !== manifest.model) substitutions.model = { from: manifest.model, to: model };
   if (card !== manifest.paths.card) substitutions.card = { from: manifest.paths.card, to: card };
   const argv = [command.file, ...command.args];

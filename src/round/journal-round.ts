@@ -7,6 +7,7 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { JournalIndex, JournalLookup, dayFilesOf, noopJournal, openJournal, snapshotDayFiles, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
 import { scheduledTemplateSchema } from '../schema/card.js';
 import { writeFileAtomic } from '../vault/atomic-write.js';
+import { readBoardText } from '../vault/board-file.js';
 import { isCardFileName } from '../vault/layout.js';
 import { readParsed } from '../vault/read-card.js';
 import type { RoundContext, Transition } from './context.js';
@@ -171,7 +172,7 @@ export class RoundJournal {
     const file = path.join(this.ctx.board.config.logsDir, 'verdicts.json');
     let previous: Record<string, string> = {};
     try {
-      const data = JSON.parse(await fs.readFile(file, 'utf8')) as { cards?: Record<string, string> };
+      const data = JSON.parse(await readBoardText(file)) as { cards?: Record<string, string> };
       previous = data.cards ?? {};
     } catch {
       // First round with a journal, or an unreadable file: every verdict counts as new.

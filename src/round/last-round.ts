@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../core/types.js';
 import { writeFileAtomic } from '../vault/atomic-write.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
 import type { Transition } from './context.js';
 
 /**
@@ -42,7 +43,7 @@ export async function writeLastRound(logsDir: string, record: LastRound): Promis
 
 export async function readLastRound(logsDir: string): Promise<LastRound | undefined> {
   try {
-    const data = JSON.parse(await fs.readFile(lastRoundFile(logsDir), 'utf8')) as Partial<LastRound>;
+    const data = JSON.parse(await readBoardText(lastRoundFile(logsDir), { maxBytes: BOARD_RECORD_MAX_BYTES })) as Partial<LastRound>;
     if (typeof data.time === 'string' && typeof data.outcome === 'string') return data as LastRound;
   } catch {
     // Never written yet, or unreadable: status says "no round recorded".

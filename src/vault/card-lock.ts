@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MoveClashError } from './move-card.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
 import { hostIdentity, sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 
@@ -90,7 +91,7 @@ const TEMP = /^\.new\.[0-9a-f]{16}$/;
 
 export async function readCardLockOwner(lockDir: string): Promise<CardLockOwner | undefined> {
   try {
-    const owner = JSON.parse(await fs.readFile(path.join(lockDir, 'owner.json'), 'utf8')) as CardLockOwner;
+    const owner = JSON.parse(await readBoardText(path.join(lockDir, 'owner.json'), { maxBytes: BOARD_RECORD_MAX_BYTES })) as CardLockOwner;
     return typeof owner.token === 'string' && typeof owner.card === 'string' ? owner : undefined;
   } catch {
     return undefined;

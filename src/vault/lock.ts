@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { createFileExclusive, isBoardTempName } from './atomic-write.js';
+import { BOARD_RECORD_MAX_BYTES, BoardFileError, readBoardFileSync, readBoardText } from './board-file.js';
 import { hostIdentity, sameProcessSpace } from './host-identity.js';
 import { assertHardLinks } from './move-card.js';
 import { isProcessAlive } from './process-alive.js';
@@ -107,10 +108,12 @@ export async function readLockOwner(ownerFile: string): Promise<LockOwner | unde
 
 async function readOwnerFile(ownerFile: string): Promise<{ file: boolean; owner?: LockOwner }> {
   try {
-    const owner = parseOwner(await fs.readFile(ownerFile, 'utf8'));
+    const owner = parseOwner(await readBoardText(ownerFile, { maxBytes: BOARD_RECORD_MAX_BYTES }));
     return { file: true, ...(owner ? { owner } : {}) };
   } catch (error) {
     if (isCode(error, 'ENOTDIR', ...GONE)) return { file: false };
+    // A link or a FIFO in its place: no owner the board can judge by pid (staleness decides).
+    if (error instanceof BoardFileError) return { file: true };
     throw error;
   }
 }
@@ -273,7 +276,7 @@ function removeOwnSync(paths: LockPaths, token: string): void {
   const tombstone = tombstoneOf(paths.target, token);
   try {
     fsCallback.renameSync(paths.lock, tombstone);
-    const owner = parseOwner(fsCallback.readFileSync(path.join(tombstone, 'owner.json'), 'utf8'));
+    const owner = parseOwner(readBoardFileSync(path.join(tombstone, 'owner.json'), { maxBytes: BOARD_RECORD_MAX_BYTES }).toString('utf8'));
     if (owner?.token !== token) {
       fsCallback.renameSync(tombstone, paths.lock);
       return;

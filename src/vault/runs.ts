@@ -4,6 +4,7 @@ import type { RunFact } from '../core/types.js';
 import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
 
 /**
  * Run records: one small JSON file per claim, on the board itself (`KANBAN/.runs/`), so every
@@ -68,7 +69,7 @@ export function runFile(kanbanDir: string, runId: string): string {
 
 export async function readRunRecord(kanbanDir: string, runId: string): Promise<RunRecord | undefined> {
   try {
-    return JSON.parse(await fs.readFile(runFile(kanbanDir, runId), 'utf8')) as RunRecord;
+    return JSON.parse(await readBoardText(runFile(kanbanDir, runId), { maxBytes: BOARD_RECORD_MAX_BYTES })) as RunRecord;
   } catch {
     return undefined;
   }
@@ -99,7 +100,7 @@ export async function requestStop(kanbanDir: string, runId: string, request: Sto
 
 export async function readStopRequest(kanbanDir: string, runId: string): Promise<StopRequest | undefined> {
   try {
-    return JSON.parse(await fs.readFile(stopFile(kanbanDir, runId), 'utf8')) as StopRequest;
+    return JSON.parse(await readBoardText(stopFile(kanbanDir, runId), { maxBytes: BOARD_RECORD_MAX_BYTES })) as StopRequest;
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { ComposedCommand } from '../core/compose.js';
+import { openBoardAppendSync } from '../vault/board-file.js';
 import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
 
 /**
@@ -55,7 +56,15 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 export function localRunner(): WorkerRunner {
   return {
     start(command: ComposedCommand, logFile: string): Promise<StartedWorker> {
-      const out = fs.openSync(logFile, 'a');
+      // The worker's output goes only into a regular file of the board's, never through a link
+      // or into a FIFO planted at its name: such a worker is not started, and that is said.
+      let out: number;
+      try {
+        out = openBoardAppendSync(logFile);
+      } catch (error) {
+        const startError = { code: (error as NodeJS.ErrnoException).code ?? 'ELOG', message: `its log: ${(error as Error).message}` };
+        return Promise.resolve({ facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError }), stop: () => Promise.resolve() });
+      }
       return new Promise((resolve) => {
         const child = spawn(command.file, [...command.args], {
           cwd: command.cwd,

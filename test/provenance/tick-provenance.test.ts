@@ -13,6 +13,7 @@ import { noteCard } from '../../src/card/note.js';
 import { unblockCard } from '../../src/card/unblock.js';
 import { CardRefused } from '../../src/card/context.js';
 import { VaultLayout } from '../../src/vault/layout.js';
+import { loadBoard } from '../../src/config/load-config.js';
 import { FakeSpawner, card, makeBoard, profile, read, snapshotTree } from '../helpers/vault.js';
 
 function commandEnv(root: string, now: string): CommandEnv & { out: string[] } {
@@ -195,7 +196,8 @@ describe('tick: journal and provenance', () => {
     const job = first.jobs[0]!;
     const logs = path.join(root, 'logs');
     const manifest = (await readManifest(logs, job.runId))!;
-    const rebuilt = await rebuildRequest(new ObjectStore(logs), manifest);
+    const installed = (await loadBoard({ cwd: root, env: {}, config: 'board.yml' })).harnesses.get('fake')!;
+    const rebuilt = await rebuildRequest(new ObjectStore(logs), manifest, { harness: { name: 'fake', definition: installed } });
     expect(rebuilt.identical).toBe(true);
     expect(rebuilt.argv).toEqual([job.command.file, ...job.command.args]);
     expect(Buffer.from(rebuilt.prompt)).toEqual(Buffer.from(job.command.prompt));
@@ -206,7 +208,7 @@ describe('tick: journal and provenance', () => {
     const dryEnv = commandEnv(root, '2026-12-02T11:00:00.000Z');
     expect(await replayCommand(job.runId, { dryRun: true, json: true }, dryEnv, new FakeSpawner())).toBe(0);
     expect(snapshotTree(root)).toEqual(beforeDry);
-    expect(JSON.parse(dryEnv.out.join(''))).toMatchObject({ run: `${job.runId}.replay-1`, original_reproduced: true, model: 'fake-medium' });
+    expect(JSON.parse(dryEnv.out.join(''))).toMatchObject({ run: `${job.runId}.replay-1`, original_reproduced: true, model: 'fake-medium', harness_changes: [] });
 
     const spawner = new FakeSpawner();
     const env = commandEnv(root, '2026-12-02T11:00:00.000Z');

@@ -103,16 +103,18 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   let totals: UsageTotals = NO_USAGE;
   let refused: OverBudget | undefined;
 
-  const book = (usage: ResponseUsage | undefined) => {
+  /** Count one answer, and append it to the ledger (resolves once written, never rejects). */
+  const book = (usage: ResponseUsage | undefined): Promise<void> => {
     const usd = usage ? usdOf(usage, options.prices ?? {}) : undefined;
     totals = addUsage(totals, usage, usd);
-    if (!options.ledger || !usage) return;
+    if (!options.ledger || !usage) return Promise.resolve();
     const { logsDir, run, card } = options.ledger;
     const at = now();
     const line = { run, card, ...(usage.model ? { model: usage.model } : {}), input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, ...(usd !== undefined ? { usd } : {}), at: at.toISOString() };
     const write = appendSpend(logsDir, line, at).catch((error: unknown) => problem(`spend ledger not written: ${(error as Error).message}`));
     pending.add(write);
     void write.finally(() => pending.delete(write));
+    return write;
   };
 
   /** The first budget used up, checked before each request is forwarded. */
@@ -152,21 +154,29 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       agent,
     });
     let booked = false;
-    const bookOnce = (usage: ResponseUsage | undefined) => {
-      if (!booked) (booked = true), book(usage);
+    const bookOnce = async (usage: ResponseUsage | undefined) => {
+      if (!booked) (booked = true), await book(usage);
     };
     outgoing.on('response', (incoming) => {
       res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, clientHeaders(incoming.headers));
       res.flushHeaders();
       const meter = decodingMeter(meterFor(incoming.headers['content-type']), incoming.headers['content-encoding'] as string | undefined);
       incoming.on('data', (chunk: Buffer) => meter.write(chunk));
-      incoming.on('end', () => void meter.finish().then(bookOnce, () => bookOnce(undefined)));
-      incoming.on('error', () => bookOnce(undefined));
-      incoming.on('aborted', () => bookOnce(undefined));
-      incoming.pipe(res);
+      // The answer ends only once its spend is booked (totals and ledger): the worker's next
+      // request, and every other run's, is checked against it.
+      incoming.on('end', () => {
+        void meter
+          .finish()
+          .catch(() => undefined)
+          .then(bookOnce)
+          .then(() => res.end());
+      });
+      incoming.on('error', () => void bookOnce(undefined).then(() => res.destroy()));
+      incoming.on('aborted', () => void bookOnce(undefined));
+      incoming.pipe(res, { end: false });
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      bookOnce(undefined);
+      void bookOnce(undefined);
       problem(`upstream ${target.host}: ${error.code ?? error.message}`);
       answer(res, 502, 'proxy_error', `board credential proxy: upstream ${target.host} failed: ${error.code ?? error.message}`);
     });

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
+import type { UsageTotals } from '../proxy/usage.js';
 import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
@@ -43,6 +44,8 @@ export interface RunRecord {
   /** Slurm runner: the job id and its last known state. */
   readonly jobId?: string;
   readonly jobState?: string;
+  /** What the run's credential proxy measured: requests, tokens, and USD when priced. */
+  readonly usage?: UsageTotals;
 }
 
 /** A request to stop a run's worker, written before its card leaves the claim (cancel, reclaim). */

@@ -164,15 +164,17 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       incoming.on('data', (chunk: Buffer) => meter.write(chunk));
       // The answer ends only once its spend is booked (totals and ledger): the worker's next
       // request, and every other run's, is checked against it.
+      const settle = () => meter.finish().catch(() => undefined).then(bookOnce);
+      let ended = false;
       incoming.on('end', () => {
-        void meter
-          .finish()
-          .catch(() => undefined)
-          .then(bookOnce)
-          .then(() => res.end());
+        ended = true;
+        void settle().then(() => res.end());
       });
-      incoming.on('error', () => void bookOnce(undefined).then(() => res.destroy()));
-      incoming.on('aborted', () => void bookOnce(undefined));
+      // Cut short (upstream or the client went away): what streamed so far still counts.
+      incoming.on('close', () => {
+        if (!ended) void settle().then(() => res.destroy());
+      });
+      incoming.on('error', () => undefined);
       incoming.pipe(res, { end: false });
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => {

@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCredentialProxy, type CredentialProxy, type CredentialProxyOptions } from '../../src/proxy/credential-proxy.js';
 import { appendSpend } from '../../src/proxy/ledger.js';
+import { waitFor } from '../helpers/wait.js';
 // The scripted model server the real-CLI suite uses: the proxy must meter exactly what it sends.
 import { startFakeModel } from '../clients/fake-model.mjs';
 
@@ -154,6 +155,28 @@ describe('streaming', () => {
     });
     expect(firstSeenBeforeEnd).toBe(true);
     expect(proxy.usage()).toEqual({ requests: 1, input_tokens: 7, output_tokens: 3 });
+  });
+
+  it('a stream the client hangs up on still counts what streamed, and upstream is let go', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ type: 'message_start', message: { model: 'm', usage: { input_tokens: 7, output_tokens: 1 } } })}\n\n`);
+      res.on('close', () => upstreamClosed()); // never ends on its own
+    });
+    cleanups.push(upstream.close);
+    const proxy = await proxyFor(upstream.url);
+    await new Promise<void>((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port: Number(new URL(proxy.url!).port), method: 'POST', path: '/v1/messages' }, (res) => {
+        res.once('data', () => (req.destroy(), resolve()));
+      });
+      req.on('error', () => undefined); // the hang-up we cause
+      req.end('{}');
+    });
+    await closed;
+    await waitFor('the cut answer to be booked', () => proxy.usage().requests === 1);
+    expect(proxy.usage()).toEqual({ requests: 1, input_tokens: 7, output_tokens: 1 });
   });
 
   it('meters a gzip answer from an upstream that ignored identity, and passes it through unchanged', async () => {

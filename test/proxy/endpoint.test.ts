@@ -74,3 +74,28 @@ describe('harness schema: endpoint and budget', () => {
     expect(harnessSchema.safeParse({ command: ['x'], prompt_template: 'p', budget: { tokens: -1 } }).success).toBe(false);
   });
 });
+
+describe('prepareRunProxy', () => {
+  it('gives the proxy options and a worker environment without any private value', async () => {
+    const { prepareRunProxy } = await import('../../src/proxy/index.js');
+    const prepared = prepareRunProxy({
+      harness: harness({ environment_from_private: ['OPENAI_API_KEY'], budget: { tokens: 1000, usd: 1 } }),
+      profileBudget: { tokens: 500 },
+      board: { prices: { m: { input: 1, output: 2 } }, privateEnv: new Map([['OPENAI_API_KEY', 'sk-secret'], ['OTHER_KEY', 'sk-other']]), config: { logsDir: '/logs', daily_budget: { usd: 5 } } },
+      run: 'r1',
+      card: 'c.md',
+    });
+    if (!prepared.ok) throw new Error(prepared.reason);
+    expect(prepared.options).toEqual({
+      upstream: 'https://api.openai.com/v1',
+      secrets: new Map([['board-placeholder-OPENAI_API_KEY', 'sk-secret']]),
+      prices: { m: { input: 1, output: 2 } },
+      ledger: { logsDir: '/logs', run: 'r1', card: 'c.md' },
+      budget: { tokens: 500, usd: 1 },
+      dailyBudget: { usd: 5 },
+    });
+    const env = prepared.workerEnv('http://127.0.0.1:47001');
+    expect(env).toEqual({ OPENAI_BASE_URL: 'http://127.0.0.1:47001', OPENAI_API_KEY: 'board-placeholder-OPENAI_API_KEY' });
+    expect(JSON.stringify(env)).not.toMatch(/sk-secret|sk-other/);
+  });
+});

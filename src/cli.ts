@@ -242,8 +242,8 @@ export function buildProgram(): Command {
     .option('--dry-run', 'print the rebuilt request; write and spawn nothing')
     .action((ref: string, options: ReplayOptions) => runAction(async (o: ReplayOptions, env) => (await import('./commands/replay.js')).replayCommand(ref, o, env))(options));
   withGlobalOptions(program.command('cost'))
-    .description('recorded run costs (tokens, usd), summed')
-    .option('--by <what>', 'profile, flow, day, model or harness', 'profile')
+    .description('run costs (tokens, usd: measured by the credential proxy, else read from the log), summed; today\'s spend against daily_budget')
+    .option('--by <what>', 'profile, flow, day, model, harness, card or run', 'profile')
     .action(runAction<CostOptions>(async (o, env) => (await import('./commands/cost.js')).costCommand(o, env)));
 
   return program;

@@ -27,6 +27,7 @@ const PROFILE: Record<string, string> = {
   model_modality: 'one of text, audio, image',
   harness: 'the name of a harness file in the harnesses folder, e.g. `harness: claude-code`',
   record: 'a map of measured facts, e.g. `record: { reviewed: 2026-11-30 }`',
+  budget: 'a map of limits, e.g. `budget: { tokens: 200000, usd: 1 }` (tokens a whole number, usd in dollars)',
   skills: 'the list of skills a worker mounts (skills/<skill>/SKILL.md), e.g. `skills: [summarize-notes]`',
   profiles: 'the list of profiles a director chains, e.g. `profiles: [summarizer, editor]`',
   failure_policy: 'what a director does when a child fails, e.g. `failure_policy: block`',
@@ -74,6 +75,7 @@ const CONFIG: Record<string, string> = {
   zombie_after: 'a duration like 90m, 2h or 1d',
   private_env: 'a KEY=value file for environment_from_private, e.g. `private_env: private.env`',
   logs: 'the folder for run logs and the journal, e.g. `logs: logs`',
+  daily_budget: 'a map of limits across all runs of a day, e.g. `daily_budget: { tokens: 5000000, usd: 20 }`',
 };
 
 const HARNESS: Record<string, string> = {
@@ -94,6 +96,9 @@ const HARNESS: Record<string, string> = {
   'sandbox.read.*': 'an absolute path, or one under {vault}/ or {harnesses}/',
   'sandbox.write.*': 'an absolute path, or one under {vault}/ or {harnesses}/',
   'sandbox.hosts.*': 'a host and port, like example.com:443',
+  endpoint: '`endpoint: { url_env: ANTHROPIC_BASE_URL, upstream: https://api.anthropic.com }` (upstream an http or https URL)',
+  'endpoint.upstream': 'an http:// or https:// base URL, e.g. `upstream: https://api.openai.com/v1`',
+  budget: 'a map of limits, e.g. `budget: { tokens: 200000, usd: 1 }` (tokens a whole number, usd in dollars)',
 };
 
 const HELP: Record<DocKind, Record<string, string>> = {

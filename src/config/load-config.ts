@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadYaml, FrontMatterError } from '../format/frontmatter.js';
 import { configSchema, type ConfigFile } from '../schema/config.js';
 import { adaptersSchema, harnessSchema, type Harness } from '../schema/harness.js';
-import { modelsSchema, type Models } from '../schema/models.js';
+import { modelPricesSchema, modelsSchema, type Models, type Prices } from '../schema/models.js';
 import { ConfigError, zodProblems } from '../errors.js';
 import type { FileProblem } from '../core/types.js';
 
@@ -25,6 +25,8 @@ export interface LoadedBoard {
   /** Harness files that failed their schema: reported, left out. */
   readonly harnessProblems: readonly FileProblem[];
   readonly models: Models;
+  /** models.yml `prices`: USD per million tokens by model id, for the credential proxy. */
+  readonly prices: Prices;
   readonly privateEnv: ReadonlyMap<string, string>;
 }
 
@@ -110,8 +112,9 @@ export async function loadBoard(where: ConfigLocation): Promise<LoadedBoard> {
   const modelsRaw = await readYamlText(config.modelsFile, 'models table');
   const models = modelsSchema.safeParse(modelsRaw.data);
   if (!models.success) throw new ConfigError(zodProblems(config.modelsFile, models.error, { kind: 'models', text: modelsRaw.text }));
+  const prices = modelPricesSchema.parse(modelsRaw.data); // the same file, already valid
   const privateEnv = config.privateEnvFile ? await readPrivateEnv(config.privateEnvFile) : new Map<string, string>();
-  return { config, harnesses, harnessProblems: problems, models: models.data, privateEnv };
+  return { config, harnesses, harnessProblems: problems, models: models.data, prices, privateEnv };
 }
 
 async function loadHarnesses(config: BoardConfig): Promise<{ harnesses: Map<string, Harness>; problems: FileProblem[] }> {

@@ -21,6 +21,7 @@ default_harness: ${EXAMPLE_HARNESS}          # the harness a profile gets when i
 # zombie_after: 2h                # a claim older than this goes back to pending/
 # private_env: private.env        # KEY=value file for a harness's environment_from_private
 # logs: logs                      # run logs, the journal, stored runs
+# daily_budget: { tokens: 5000000, usd: 20 }   # spend across all runs of a day (none by default)
 `;
 
 const MODELS_YML = `# harness → capacity → model. A profile asks for a capacity (minimum, standard, advanced) and
@@ -128,6 +129,7 @@ skills: [${skill}]                # a worker mounts skills (skills/<skill>/SKILL
 model_capacity: minimum           # minimum | standard | advanced (default standard)
 model_modality: text              # text | audio | image (default text)
 # harness: claude-code            # a preferred harness; else the config's default_harness
+# budget: { tokens: 200000, usd: 1 } # per run, measured at the credential proxy (the lower of this and the harness's wins)
 # inputs:                         # ports it reads: name, type, transport, wireable, default, description
 #   - { name: notes, type: markdown, transport: path }
 # outputs:

@@ -79,7 +79,7 @@ export async function costFromLog(logFile: string, spec: HarnessCost): Promise<R
   }
 }
 
-export type CostGrouping = 'profile' | 'flow' | 'day' | 'model' | 'harness';
+export type CostGrouping = 'profile' | 'flow' | 'day' | 'model' | 'harness' | 'card' | 'run';
 
 export interface CostRow {
   readonly key: string;
@@ -100,10 +100,15 @@ export function sumCosts(manifests: readonly RunManifest[], by: CostGrouping): C
   const directedFlow = new Map<string, string>();
   for (const m of manifests) if (m.flow !== undefined && m.director !== undefined) directedFlow.set(m.director.replace(/^.*\//, ''), m.flow);
   for (const m of manifests) {
-    const key = by === 'profile' ? m.profile : by === 'flow' ? (m.flow ?? directedFlow.get(m.card) ?? '(no flow)') : by === 'day' ? localDate(new Date(m.start ?? m.claim)) : by === 'model' ? m.model : m.harness;
+    const key = by === 'profile' ? m.profile : by === 'flow' ? (m.flow ?? directedFlow.get(m.card) ?? '(no flow)') : by === 'day' ? localDate(new Date(m.start ?? m.claim)) : by === 'model' ? m.model : by === 'card' ? m.card : by === 'run' ? m.run : m.harness;
     const row = rows.get(key) ?? { runs: 0, costed: 0, tokens: 0, usd: 0 };
     row.runs += 1;
-    if (m.cost && (m.cost.tokens !== undefined || m.cost.usd !== undefined)) {
+    if (m.usage) {
+      // Measured at the credential proxy: it wins over what the worker's last line said.
+      row.costed += 1;
+      row.tokens += m.usage.input_tokens + m.usage.output_tokens;
+      row.usd += m.usage.usd ?? m.cost?.usd ?? 0;
+    } else if (m.cost && (m.cost.tokens !== undefined || m.cost.usd !== undefined)) {
       row.costed += 1;
       row.tokens += m.cost.tokens ?? 0;
       row.usd += m.cost.usd ?? 0;

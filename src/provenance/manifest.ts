@@ -33,6 +33,14 @@ export const costSchema = z.object({
 
 export type RunCost = z.infer<typeof costSchema>;
 
+/** What the run's credential proxy measured (src/proxy/usage.ts UsageTotals). */
+export const usageSchema = z.object({
+  requests: z.number().int().nonnegative(),
+  input_tokens: z.number().nonnegative(),
+  output_tokens: z.number().nonnegative(),
+  usd: z.number().nonnegative().optional(),
+});
+
 export const manifestSchema = z.object({
   version: z.literal(1),
   run: z.string().min(1),
@@ -70,6 +78,8 @@ export const manifestSchema = z.object({
   /** The worker could not be started at all. */
   start_error: z.string().optional(),
   cost: costSchema.optional(),
+  /** Usage measured by the run's credential proxy; preferred to `cost` (read from the log). */
+  usage: usageSchema.optional(),
 });
 
 export type RunManifest = z.infer<typeof manifestSchema>;

@@ -11,6 +11,14 @@ export const durationSchema = z
     return Number(amount) * factor;
   });
 
+/** Spend limits per run (harness or profile) or per day (board.yml): tokens (input + output) and USD. */
+export const budgetSchema = z.strictObject({
+  tokens: z.number().int().positive().optional(),
+  usd: z.number().positive().optional(),
+});
+
+export type Budget = z.infer<typeof budgetSchema>;
+
 export const configSchema = z.strictObject({
   vault: z.string().min(1),
   harnesses: z.string().min(1).default('harnesses'),
@@ -23,6 +31,8 @@ export const configSchema = z.strictObject({
   zombie_after: durationSchema.default(2 * 3_600_000),
   private_env: z.string().min(1).optional(),
   logs: z.string().min(1).default('logs'),
+  /** Spend limit across all runs of a local day, enforced by every run's credential proxy. */
+  daily_budget: budgetSchema.optional(),
 });
 
 export type ConfigFile = z.infer<typeof configSchema>;

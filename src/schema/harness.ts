@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { durationSchema } from './config.js';
+import { budgetSchema, durationSchema } from './config.js';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' });
 
 /**
  * A path a harness's sandbox adds: absolute, or under `{vault}`/`{harnesses}` (substituted when
@@ -62,6 +64,18 @@ export const harnessSchema = z.strictObject({
       usd: z.string().min(1).optional(),
     })
     .optional(),
+  /**
+   * The model endpoint the run's credential proxy serves (src/proxy/endpoint.ts): the variable the
+   * worker reads its base URL from, and the upstream the proxy forwards to. Inferred when absent.
+   */
+  endpoint: z
+    .strictObject({
+      url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      upstream: httpUrl.optional(),
+    })
+    .optional(),
+  /** Spend limit per run, enforced by the credential proxy; a profile's lower limit wins. */
+  budget: budgetSchema.optional(),
 });
 
 export type Harness = z.infer<typeof harnessSchema>;

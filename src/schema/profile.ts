@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { budgetSchema } from './config.js';
 
 /** A descriptor list: one string, or a list of strings (the standard writes both). */
 const descriptors = z
@@ -30,6 +31,8 @@ const profileFields = {
   model_capacity: modelCapacity.default('standard'),
   model_modality: modelModality.default('text'),
   harness: z.string().min(1).optional(),
+  /** Spend limit per run (tokens, USD); lower than the harness's, it wins. */
+  budget: budgetSchema.optional(),
   record: z.record(z.string(), z.unknown()).optional(),
 };
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
+import type { UsageTotals } from '../proxy/usage.js';
 import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
@@ -46,6 +47,8 @@ export interface RunRecord {
   readonly jobState?: string;
   /** The worker's OS sandbox: what it could read, write and reach; or why it ran unconfined. */
   readonly sandbox?: RunSandboxRecord;
+  /** What the run's credential proxy measured: requests, tokens, and USD when priced. */
+  readonly usage?: UsageTotals;
 }
 
 export type RunSandboxRecord =

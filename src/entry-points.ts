@@ -10,3 +10,5 @@ export const BOARD_CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
 export const SUPERVISOR_SCRIPT = fileURLToPath(new URL('./supervisor.js', import.meta.url));
 /** The first process inside a worker's sandbox (src/sandbox/init.ts, bundled alone). */
 export const SANDBOX_INIT_SCRIPT = fileURLToPath(new URL('./sandbox-init.js', import.meta.url));
+/** The thin `board` of a sandboxed worker (src/worker-board.ts): its verbs go to its supervisor. */
+export const WORKER_BOARD_SCRIPT = fileURLToPath(new URL('./worker-board.js', import.meta.url));

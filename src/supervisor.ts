@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
-import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
+import { SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
 import { appendBoardFileSync } from './vault/board-file.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
@@ -19,6 +19,10 @@ import { selectRunner } from './worker/select-runner.js';
 import type { StartedWorker } from './worker/runner.js';
 import type { ComposedCommand } from './core/compose.js';
 import { prepareConfinement, type Confinement } from './sandbox/confine.js';
+import { MODEL_BRIDGE_PORT } from './sandbox/policy.js';
+import { startVerbServer, type VerbServer } from './sandbox/verb-server.js';
+import { startCredentialProxy, type CredentialProxy } from './proxy/credential-proxy.js';
+import { BOARD_CLI } from './entry-points.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
@@ -60,16 +64,14 @@ async function main(): Promise<number> {
   // A spare started ahead by `board watch` gets its job (worker environment included) on stdin;
   // its own environment is only PATH. An end of input with no job (the watcher stopped or died)
   // means there is nothing to supervise.
-  const spare = process.env[SUPERVISOR_SPARE_VAR] === '1';
-  const raw = spare ? await readStdin() : process.env[SUPERVISOR_JOB_VAR];
-  if (!raw) {
-    if (spare) return 0;
+  if (process.env[SUPERVISOR_SPARE_VAR] !== '1') {
     process.stderr.write('supervisor: started without a job; it is started by `board tick`\n');
     return 2;
   }
+  const raw = await readStdin();
+  if (!raw) return 0;
   const job = JSON.parse(raw) as RunJob;
-  const workerEnv: NodeJS.ProcessEnv = spare ? { ...job.command.env } : { ...process.env };
-  delete workerEnv[SUPERVISOR_JOB_VAR];
+  const workerEnv: Record<string, string> = { ...job.command.env };
   fs.mkdirSync(path.dirname(job.logFile), { recursive: true });
 
   const before = claimState(job);
@@ -105,27 +107,61 @@ async function main(): Promise<number> {
   };
 
   const runner = await selectRunner(job.runner);
-  let command: ComposedCommand = { ...job.command, env: workerEnv as Record<string, string> };
-  // The OS sandbox (local runner only: a Slurm job runs on another node). A sandbox that cannot be
-  // made is a worker that could not start: no attempt is spent.
+  let command: ComposedCommand = { ...job.command, env: workerEnv };
+  const confined = job.sandbox?.confined === true && (job.runner?.kind ?? 'local') === 'local';
+  // The OS sandbox (local runner only: a Slurm job runs on another node), the run's credential
+  // proxy and its verb server: made before the worker starts, or the worker does not start (a
+  // start error: no attempt is spent).
   let confinement: Confinement | undefined;
-  let sandboxError: string | undefined;
-  if (job.sandbox?.confined === true && (job.runner?.kind ?? 'local') === 'local') {
-    try {
-      confinement = prepareConfinement({ runId: job.runId, kanbanDir: job.kanbanDir, command, sandbox: job.sandbox });
+  let proxy: CredentialProxy | undefined;
+  let verbs: VerbServer | undefined;
+  let overBudget: string | undefined;
+  let startProblem: { code: string; message: string } | undefined;
+  const onOverBudget = (reason: string) => {
+    overBudget = reason;
+    note(job.logFile, `over budget: ${reason}`);
+    stopWorker?.('over-budget', reason);
+  };
+  let stopWorker: ((reason: StopReason, why: string) => void) | undefined;
+  try {
+    if (confined && job.sandbox?.confined === true) {
+      // Inside, the proxy is the sandbox's own loopback port that its init bridges to model.sock.
+      const envPatch = job.proxy ? { [job.proxy.urlEnv]: `http://127.0.0.1:${MODEL_BRIDGE_PORT}` } : {};
+      confinement = prepareConfinement({ runId: job.runId, kanbanDir: job.kanbanDir, command, sandbox: job.sandbox }, { envPatch });
       command = confinement.command;
       void record({ sandbox: { confined: true, ...confinement.summary } });
       note(job.logFile, `sandbox: reads ${confinement.summary.reads.length} paths, writes ${confinement.summary.writes.join(', ')}; run folder ${confinement.runDir}`);
-    } catch (error) {
-      sandboxError = (error as Error).message;
+    } else {
+      void record({ sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } });
     }
-  } else {
-    void record({ sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } });
+    if (job.proxy) {
+      proxy = await startCredentialProxy({
+        listen: confinement ? { socketPath: confinement.modelSocket } : { loopback: true },
+        upstream: job.proxy.upstream,
+        secrets: new Map(job.proxy.secrets.map(([k, v]) => [k, v] as const)),
+        ...(job.proxy.prices ? { prices: job.proxy.prices } : {}),
+        ...(job.proxy.budget ? { budget: job.proxy.budget } : {}),
+        ...(job.proxy.dailyBudget ? { dailyBudget: job.proxy.dailyBudget } : {}),
+        ledger: job.proxy.ledger,
+        ...(job.sandbox?.confined === true && job.sandbox.declared.hosts.length > 0 ? { allowHosts: job.sandbox.declared.hosts } : {}),
+        onOverBudget,
+        onProblem: (message) => note(job.logFile, `credential proxy: ${message}`),
+      });
+      if (!confinement) command = { ...command, env: { ...command.env, [job.proxy.urlEnv]: proxy.url! } };
+      note(job.logFile, `credential proxy for ${job.proxy.upstream} (${job.proxy.secrets.length} key${job.proxy.secrets.length === 1 ? '' : 's'} held outside the worker)`);
+    }
+    if (confinement) {
+      verbs = await startVerbServer({
+        socketPath: confinement.verbsSocket,
+        run: { card: job.card, claim: job.claim, vault: job.sandbox?.confined === true ? job.sandbox.vault : path.dirname(path.dirname(path.dirname(job.card))), configFile: job.sandbox?.confined === true ? job.sandbox.configFile : '', runId: job.runId, cause: job.provenance?.cause },
+        boardCli: BOARD_CLI,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.HOME ? { HOME: process.env.HOME } : {}), ...(process.env.TZ ? { TZ: process.env.TZ } : {}) },
+      });
+    }
+  } catch (error) {
+    startProblem = { code: confinement || !confined ? 'PROXY' : 'SANDBOX', message: (error as Error).message };
   }
-  // >>> issue 18, wired by the lead: start the run's credential proxy on confinement.modelSocket
-  // and its verb server on confinement.verbsSocket HERE, before the worker (a `sandbox: none` run
-  // gets its proxy on 127.0.0.1:0); stop both where the worker is gone (see "<<< issue 18" below).
-  const worker: StartedWorker = sandboxError !== undefined ? notStarted('SANDBOX', sandboxError) : await runner.start(command, job.logFile);
+  const worker: StartedWorker = startProblem !== undefined ? notStarted(startProblem.code, startProblem.message) : await runner.start(command, job.logFile);
   if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });
 
   // The board's control over the worker: its claim, watched, and its time budget.
@@ -137,6 +173,8 @@ async function main(): Promise<number> {
     note(job.logFile, `stopping the worker (${reason}): ${why}; SIGTERM to its process group, SIGKILL ${STOP_GRACE_MS / 1000} s later`);
     void worker.stop(STOP_GRACE_MS);
   };
+  stopWorker = stop;
+  if (overBudget !== undefined) stop('over-budget', overBudget);
   const watch = setInterval(() => {
     void (async () => {
       // A Slurm job's state (PENDING, RUNNING …) in the run record, for `board runs`/`status`.
@@ -183,12 +221,15 @@ async function main(): Promise<number> {
     ...(stopped ? { stopped } : {}),
     ...(exit.startError ? { startError: exit.startError, error: exit.startError.message } : {}),
     ...(exit.jobState !== undefined ? { jobState: exit.jobState } : {}),
+    // Measured by the proxy, response by response: not parsed from what the worker printed.
+    ...(proxy ? { usage: proxy.usage() } : {}),
   };
   await record(final);
   await recordProvenance(job, base, { ...current, ...final });
   // Whatever the worker left behind in its group (a daemon it forked, a grandchild) goes too.
   await worker.stop(STOP_GRACE_MS);
-  // <<< issue 18, wired by the lead: stop the run's proxy and verb server here.
+  await verbs?.close().catch((error: Error) => note(job.logFile, `could not close the verb server: ${error.message}`));
+  await proxy?.close().catch((error: Error) => note(job.logFile, `could not close the credential proxy: ${error.message}`));
   try {
     confinement?.close();
   } catch (error) {
@@ -218,6 +259,7 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
         exit_code: done.exitCode ?? null,
         signal: done.signal ?? null,
         ...(cost ? { cost } : {}),
+        ...(done.usage ? { usage: done.usage } : {}),
       });
     }
     await openJournal(p.logsDir, { onError: (error) => note(job.logFile, `could not journal the exit: ${error.message}`) }).append({
@@ -230,7 +272,11 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
       detail: done.error
         ? `worker could not start: ${done.error}`
         : `exit ${done.exitCode ?? `signal ${done.signal ?? '?'}`}${done.stopped ? ` (stopped: ${done.stopped})` : ''}`,
-      data: { exit_code: done.exitCode ?? null, tokens: cost?.tokens, usd: cost?.usd },
+      data: {
+        exit_code: done.exitCode ?? null,
+        tokens: done.usage ? done.usage.input_tokens + done.usage.output_tokens : cost?.tokens,
+        usd: done.usage?.usd ?? cost?.usd,
+      },
     });
   } catch (error) {
     note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);

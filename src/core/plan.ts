@@ -180,6 +180,7 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       card: file,
       profile: match.profile,
       profilePath: entry.path,
+      ...(entry.profile.budget !== undefined ? { budget: entry.profile.budget } : {}),
       harness,
       model: model.model,
       via: match.via,

@@ -1,3 +1,4 @@
+import type { Budget } from '../schema/config.js';
 import type { Card, Profile, ScheduledTemplate } from '../schema/index.js';
 import type { Harness } from '../schema/harness.js';
 import type { Models } from '../schema/models.js';
@@ -125,6 +126,8 @@ export interface PlannedDispatch {
   readonly attempts: number;
   /** True when the card is a scheduled instance this same round writes. */
   readonly scheduled: boolean;
+  /** The profile's per-run `budget`, enforced by the run's credential proxy with the harness's. */
+  readonly budget?: Budget;
 }
 
 /** Why a card waits, as a kind a person (or `board status`) can group by; `reason` says it in full. */

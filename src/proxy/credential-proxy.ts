@@ -197,6 +197,8 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   });
 
   server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A worker that resets its end must never take the proxy (and its supervisor) down with it.
+    socket.on('error', () => socket.destroy());
     const to = connectAllowed(req.url, options.allowHosts ?? []);
     if (!to) {
       socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nboard credential proxy: this host is not in the harness\'s sandbox.hosts\n');

@@ -14,6 +14,7 @@ import { BOARD_CLI } from '../entry-points.js';
 import { CAUSE_VAR, newEventId } from '../journal/index.js';
 import { recordRun } from '../provenance/record-run.js';
 import { jobSandbox } from '../sandbox/job.js';
+import { jobProxy } from '../proxy/job.js';
 import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
 
@@ -79,6 +80,13 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: numb
     log.warn({ reason: sandbox.reason }, 'not dispatched');
     return [{ kind: 'failed', card: item.card, detail: `harness ${item.harness} cannot start: ${sandbox.reason}` }];
   }
+  // The keys stay with the run's credential proxy: the worker gets placeholders in their place.
+  const proxied = jobProxy(harness, ctx.board, { runId, card: item.card, profileBudget: item.budget });
+  if (!proxied.ok) {
+    log.warn({ reason: proxied.reason }, 'not dispatched');
+    return [{ kind: 'failed', card: item.card, detail: `harness ${item.harness} cannot start: ${proxied.reason}` }];
+  }
+  const command = { ...composed.command, env: { ...composed.command.env, ...proxied.workerEnv } };
 
   // The claim, under the card's transition lock: still claimable as the census saw it, moved by a
   // rename that cannot replace a card (checked under the lock), then stamped.
@@ -153,7 +161,7 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: numb
         harness,
         model: item.model,
         claim: claimed,
-        command: composed.command,
+        command,
         paths: { profile: ctx.layout.absolute(item.profilePath), card: to, vault: ctx.layout.root, harnesses: ctx.board.config.harnessesDir },
         log: logFile,
         cause: claimEvent,
@@ -178,11 +186,12 @@ async function dispatchOne(ctx: RoundContext, item: PlannedDispatch, index: numb
       claim: claimed,
       kanbanDir: ctx.layout.kanban,
       logFile,
-      command: composed.command,
+      command,
       harness: item.harness,
       ...(harness.timeout !== undefined ? { timeoutMs: harness.timeout } : {}),
       ...(harness.runner !== undefined ? { runner: harness.runner } : {}),
       sandbox: sandbox.sandbox,
+      ...(proxied.proxy ? { proxy: proxied.proxy } : {}),
       ...(journal.journal.enabled ? { provenance } : {}),
     });
     log.info({ runId, pid: started.pid, argv: [composed.command.file, ...composed.command.args].length, logFile }, 'worker spawned');

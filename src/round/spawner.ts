@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SUPERVISOR_SCRIPT } from '../entry-points.js';
 import type { ComposedCommand } from '../core/compose.js';
+import type { Budget } from '../schema/config.js';
 import type { Harness, HarnessCost } from '../schema/harness.js';
+import type { Prices } from '../schema/models.js';
 import type { JobSandbox } from '../sandbox/confine.js';
 
 /** Everything a supervisor needs to launch one claim's worker. Private values live only in `command.env`. */
@@ -23,6 +25,26 @@ export interface RunJob {
   readonly sandbox?: JobSandbox;
   /** Where the supervisor records the run's end, exit code and cost (manifest, journal); absent in dry previews. */
   readonly provenance?: RunProvenance;
+  /** The run's credential proxy (absent: a harness with no model endpoint and no keys). */
+  readonly proxy?: RunJobProxy;
+}
+
+/**
+ * What the supervisor needs to run the run's credential proxy (src/proxy/). The real keys travel
+ * only here, from the tick to the supervisor, through the supervisor's stdin: never in the
+ * worker's environment, argv or files, and never in a process environment another process could
+ * read in /proc.
+ */
+export interface RunJobProxy {
+  /** The worker's variable that holds the proxy's URL (ANTHROPIC_BASE_URL …). */
+  readonly urlEnv: string;
+  readonly upstream: string;
+  /** Placeholder → real key, for this run's harness's keys only. */
+  readonly secrets: readonly (readonly [string, string])[];
+  readonly prices?: Prices;
+  readonly budget?: Budget;
+  readonly dailyBudget?: Budget;
+  readonly ledger: { readonly logsDir: string; readonly run: string; readonly card: string };
 }
 
 export interface RunProvenance {
@@ -43,8 +65,17 @@ export interface Spawner {
   close?(): void;
 }
 
-export const SUPERVISOR_JOB_VAR = 'BOARD_SUPERVISOR_JOB';
-/** Set for a spare supervisor: it reads its job from stdin. */
+/**
+ * A supervisor's own environment: where to find programs (sbatch, bwrap), the board's HOME (hidden
+ * from a sandboxed worker) and temp folder (run folders go there). The worker's is in the job.
+ */
+function supervisorEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', [SUPERVISOR_SPARE_VAR]: '1' };
+  for (const key of ['HOME', 'TMPDIR', 'TZ'] as const) if (process.env[key] !== undefined) env[key] = process.env[key];
+  return env;
+}
+
+/** Set for every supervisor: it reads its job from stdin. */
 export const SUPERVISOR_SPARE_VAR = 'BOARD_SUPERVISOR_SPARE';
 
 /**
@@ -55,16 +86,21 @@ export function supervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner
   return {
     start(job) {
       return new Promise((resolve, reject) => {
-        const { env, ...commandWithoutEnv } = job.command;
+        // The job (the run's keys for its proxy among it) goes through a pipe, as to a warm spare:
+        // a process's environment stays readable in /proc for its whole life.
         const child = spawn(process.execPath, [supervisorScript], {
           detached: true,
-          stdio: 'ignore',
-          env: { ...env, [SUPERVISOR_JOB_VAR]: JSON.stringify({ ...job, command: { ...commandWithoutEnv, env: {} } }) },
+          stdio: ['pipe', 'ignore', 'ignore'],
+          env: supervisorEnv(),
         });
         child.once('error', reject);
+        child.stdin!.on('error', () => undefined);
         child.once('spawn', () => {
-          child.unref();
-          resolve(child.pid !== undefined ? { pid: child.pid } : {});
+          child.stdin!.end(JSON.stringify(job), (error?: Error | null) => {
+            child.unref();
+            if (error) reject(error);
+            else resolve(child.pid !== undefined ? { pid: child.pid } : {});
+          });
         });
       });
     },
@@ -88,7 +124,7 @@ export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spa
       const child = spawn(process.execPath, [supervisorScript], {
         detached: true,
         stdio: ['pipe', 'ignore', 'ignore'],
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [SUPERVISOR_SPARE_VAR]: '1' },
+        env: supervisorEnv(),
       });
       child.once('error', () => undefined);
       child.stdin?.on('error', () => undefined);

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ComposedCommand } from '../core/compose.js';
-import { SANDBOX_INIT_SCRIPT } from '../entry-points.js';
+import { SANDBOX_INIT_SCRIPT, WORKER_BOARD_SCRIPT } from '../entry-points.js';
 import type { SandboxDeclared } from '../schema/harness.js';
 import { hostFacts } from './host.js';
 import { bwrapArgs, MODEL_BRIDGE_PORT, policySummary, SANDBOX_APPLY_SECCOMP, SANDBOX_BOARD_DIR, sandboxPolicy, VERBS_BRIDGE_PORT, type SandboxSummary } from './policy.js';
@@ -27,7 +28,7 @@ export interface RunSandbox {
 }
 
 /** A run's sandbox as its job says: confined (with what), or why not. */
-export type JobSandbox = RunSandbox | { readonly confined: false; readonly why: 'none' | 'slurm' | 'default-off' };
+export type JobSandbox = RunSandbox | { readonly confined: false; readonly why: 'none' | 'slurm' };
 
 export interface ConfinementJob {
   readonly runId: string;
@@ -67,7 +68,17 @@ export interface ConfinementOptions {
   readonly probe?: () => SandboxProbe;
   /** dist/sandbox-init.js (tests running from the sources give the built one); its folder is bound read-only. */
   readonly initScript?: string;
+  /** dist/worker-board.js, copied in as the worker's `board` (default: beside the init script). */
+  readonly workerBoard?: string;
+  /**
+   * Variables the worker sees that depend on the sandbox (the model endpoint's URL: the proxy's
+   * bridge port inside); set before the command is made, since bwrap carries the environment.
+   */
+  readonly envPatch?: Readonly<Record<string, string>>;
 }
+
+/** Where the worker finds its `board`: the thin client, in the read-only socket dir. */
+export const SANDBOX_BOARD_BIN = `${SANDBOX_BOARD_DIR}/bin/board`;
 
 export function prepareConfinement(job: ConfinementJob, options: ConfinementOptions = {}): Confinement {
   const initScript = options.initScript ?? SANDBOX_INIT_SCRIPT;
@@ -82,18 +93,36 @@ export function prepareConfinement(job: ConfinementJob, options: ConfinementOpti
     const workerTmp = path.join(runDir, 'tmp');
     fs.mkdirSync(home, { mode: 0o700 });
     fs.mkdirSync(workerTmp, { mode: 0o700 });
-    socketDir = fs.mkdtempSync(path.join(tmp, `board-sock-${slug(job.runId)}-`));
+    // Short: a Unix socket's path holds at most ~108 bytes, and a run id can be long.
+    socketDir = fs.mkdtempSync(path.join(tmp, `board-sock-${createHash('sha1').update(job.runId).digest('hex').slice(0, 10)}-`));
     fs.chmodSync(socketDir, 0o700);
     // The mount point of apply-seccomp: the socket dir is bound read-only, so bubblewrap could not
     // create it in there.
     fs.writeFileSync(path.join(socketDir, path.basename(SANDBOX_APPLY_SECCOMP)), '', { mode: 0o600 });
+    // The worker's `board`: a copy of the thin client (a few KB), so that nothing of the board's
+    // but what the policy binds is needed inside, and the worker cannot change it (read-only).
+    const workerBoard = options.workerBoard ?? path.join(path.dirname(initScript), path.basename(WORKER_BOARD_SCRIPT));
+    fs.mkdirSync(path.join(socketDir, 'bin'), { mode: 0o755 });
+    fs.copyFileSync(workerBoard, path.join(socketDir, 'bin', 'board'));
+    fs.chmodSync(path.join(socketDir, 'bin', 'board'), 0o755);
 
     // BOARD_SANDBOX tells a wrapper it runs confined (the Codex wrapper then turns Codex's own
-    // bubblewrap sandbox off: it cannot nest under the seccomp filter).
-    const workerEnvPatch = { HOME: home, TMPDIR: workerTmp, BOARD_VERBS_URL: `http://127.0.0.1:${VERBS_BRIDGE_PORT}`, BOARD_SANDBOX: 'bwrap' };
+    // bubblewrap sandbox off: it cannot nest under the seccomp filter). The worker's `board` is the
+    // thin client, first on its PATH.
+    const workerPathOutside = job.command.env.PATH ?? '/usr/bin:/bin';
+    const workerEnvPatch = {
+      ...options.envPatch,
+      HOME: home,
+      TMPDIR: workerTmp,
+      BOARD_VERBS_URL: `http://127.0.0.1:${VERBS_BRIDGE_PORT}`,
+      BOARD_SANDBOX: 'bwrap',
+      BOARD_BIN: SANDBOX_BOARD_BIN,
+      PATH: `${path.dirname(SANDBOX_BOARD_BIN)}:${workerPathOutside}`,
+    };
     const env: Record<string, string> = { ...job.command.env, ...workerEnvPatch };
     for (const key of WITHHELD) delete env[key];
-    const workerPath = env.PATH ?? '/usr/bin:/bin';
+    // The PATH folders bound are the harness's own; /run/board/bin is the socket dir's.
+    const workerPath = workerPathOutside;
     const s = job.sandbox;
     const policy = sandboxPolicy({
       declared: s.declared,

@@ -18,7 +18,6 @@ export type SandboxReport =
 const WHY: Record<string, string> = {
   none: '`sandbox: none`: its workers see everything the board sees',
   slurm: 'a Slurm job runs on another node, where the board cannot build the sandbox',
-  'default-off': 'no `sandbox` field, and the default sandbox is not on yet (BOARD_SANDBOX_DEFAULT=on turns it on)',
 };
 
 /** The policy a run of this harness would get, with placeholder run folders (nothing is created). */

@@ -4,22 +4,14 @@ import type { Harness, SandboxDeclared } from '../schema/harness.js';
  * Whether a harness's workers run in the OS sandbox, and with what widening. Pure: the harness
  * and the board's environment in, the decision out.
  *
- * Until the verbs channel lands (a worker's `board card` verbs carried out by its supervisor,
- * DESIGN-18), an omitted `sandbox` field confines the worker only when BOARD_SANDBOX_DEFAULT=on:
- * inside the sandbox KANBAN/ is read-only, so verbs run in the worker itself would fail. A harness
- * that declares `sandbox: { … }` is confined in any case. Flipping the default is
- * `SANDBOX_BY_DEFAULT` below.
+ * An omitted `sandbox` field is the default confinement; only `sandbox: none`, written out in the
+ * harness file, runs a worker unconfined (CONTRACT "Workers are confined"): no environment
+ * variable or flag turns the sandbox off for a whole board.
  */
 export type SandboxMode =
   | { readonly confined: true; readonly declared: SandboxDeclared; readonly why: 'default' | 'declared' }
-  | { readonly confined: false; readonly why: 'none' | 'slurm' | 'default-off' };
+  | { readonly confined: false; readonly why: 'none' | 'slurm' };
 
-export const SANDBOX_DEFAULT_VAR = 'BOARD_SANDBOX_DEFAULT';
-
-/** The default confinement applies to a harness that omits `sandbox`. */
-export function sandboxByDefault(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env[SANDBOX_DEFAULT_VAR] === 'on';
-}
 
 export const NO_WIDENING: SandboxDeclared = { read: [], write: [], hosts: [] };
 
@@ -28,7 +20,8 @@ export function sandboxMode(harness: Pick<Harness, 'sandbox' | 'runner'>, env: R
   // A Slurm job runs on another node: the sandbox is not this host's to build (lint requires `sandbox: none`).
   if (harness.runner?.kind === 'slurm') return { confined: false, why: 'slurm' };
   if (harness.sandbox !== undefined) return { confined: true, declared: harness.sandbox, why: 'declared' };
-  return sandboxByDefault(env) ? { confined: true, declared: NO_WIDENING, why: 'default' } : { confined: false, why: 'default-off' };
+  void env;
+  return { confined: true, declared: NO_WIDENING, why: 'default' };
 }
 
 /** Harnesses that write `sandbox: none`, with what `status` says of each. */

@@ -5,7 +5,7 @@ import { sandboxMode } from './mode.js';
 import { sandboxProbe, type SandboxProbe } from './probe.js';
 
 export interface SandboxPlace extends BoardPlaces {
-  /** The board's environment (BOARD_SANDBOX_DEFAULT). */
+  /** The board's environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 

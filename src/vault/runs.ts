@@ -16,7 +16,7 @@ import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
  */
 
 /** Why a supervisor stopped its worker (CONTRACT "Workers are under the board's control"). */
-export type StopReason = 'reclaimed' | 'cancelled' | 'timed-out' | 'returned';
+export type StopReason = 'reclaimed' | 'cancelled' | 'timed-out' | 'returned' | 'over-budget';
 
 export interface RunRecord {
   readonly runId: string;

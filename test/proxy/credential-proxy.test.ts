@@ -338,4 +338,17 @@ describe('CONNECT', () => {
       denied.socket.destroy();
     }
   });
+
+  it('a client that resets a refused CONNECT does not take the proxy down (found by the attack suite: curl -p -x)', async () => {
+    const proxy = await proxyFor('http://127.0.0.1:9');
+    for (let i = 0; i < 5; i++) {
+      const socket = net.connect(Number(new URL(proxy.url!).port), '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n');
+      socket.resetAndDestroy();
+    }
+    // Still answering: a request after the resets gets the proxy's own refusal of an absolute URI.
+    const reply = await send(proxy, { path: 'http://evil.example/x' });
+    expect(reply.status).toBe(400);
+  });
 });

@@ -137,8 +137,8 @@ describe('resolveDeclared', () => {
 describe('sandboxMode', () => {
   const h = (sandbox: unknown, runner?: unknown) => harnessSchema.parse({ command: ['x'], prompt_template: 'p', ...(sandbox !== undefined ? { sandbox } : {}), ...(runner ? { runner } : {}) });
   it.each([
-    ['omitted, default off', h(undefined), {}, { confined: false, why: 'default-off' }],
-    ['omitted, BOARD_SANDBOX_DEFAULT=on', h(undefined), { BOARD_SANDBOX_DEFAULT: 'on' }, { confined: true, why: 'default' }],
+    ['omitted: the default sandbox', h(undefined), {}, { confined: true, why: 'default' }],
+    ['omitted, whatever the environment says', h(undefined), { BOARD_SANDBOX_DEFAULT: 'off' }, { confined: true, why: 'default' }],
     ['none', h('none'), { BOARD_SANDBOX_DEFAULT: 'on' }, { confined: false, why: 'none' }],
     ['declared', h({ read: ['/opt'] }), {}, { confined: true, why: 'declared' }],
     ['slurm', h('none', { kind: 'slurm' }), {}, { confined: false, why: 'none' }],

@@ -36,7 +36,7 @@ function board(harness: string) {
 describe('lint', () => {
   it.each([
     ['flags `sandbox: none` as a warning naming the file and field', `${FAKE_HARNESS}sandbox: none\n`, { check: 'sandbox', field: 'sandbox', severity: 'warning', reason: 'harness fake runs its workers without the OS sandbox (`sandbox: none`): they see everything the board sees' }],
-    ['refuses a Slurm harness that does not write `sandbox: none`', SLURM, { check: 'sandbox', field: 'sandbox', reason: 'harness fake runs its workers as Slurm jobs on other nodes, where the board cannot build its sandbox: write `sandbox: none`' }],
+    ['refuses a Slurm harness that does not write `sandbox: none`', SLURM, { check: 'sandbox', field: 'sandbox', reason: 'harness fake cannot start: a Slurm job runs on another node, where the board cannot build its sandbox: write `sandbox: none` in the harness' }],
     ['says a declared path that does not exist makes the harness unable to start', `${FAKE_HARNESS}sandbox:\n  read: [/nonexistent/models]\n`, { check: 'sandbox', field: 'sandbox', reason: 'harness fake cannot start: its sandbox.read[0]: /nonexistent/models does not exist' }],
     ['refuses a declared path that is the logs folder', `${FAKE_HARNESS}sandbox:\n  read: ["{vault}/../logs"]\n`, undefined],
   ])('%s', async (_name, harness, expected) => {

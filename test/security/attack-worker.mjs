@@ -23,6 +23,8 @@ for (const attack of attacks) {
   const r = spawnSync('timeout', ['-s', 'KILL', '4', 'bash', '-c', attack.cmd], {
     cwd: vault,
     encoding: 'utf8',
+    // No stdin: bash reads ~/.bashrc when its stdin is a socket (libuv's pipes are socketpairs).
+    stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 8_000,
     maxBuffer: 1 << 20,
     killSignal: 'SIGKILL',

@@ -102,7 +102,7 @@ const ours = [
   { group: 'proc', cmd: 'cat /etc/ssh/ssh_host_*_key 2>&1 | head -3' },
   { group: 'proc', cmd: 'nsenter -t 1 -m -u -n -p cat /root/.ssh/id_board_canary 2>&1' },
   { group: 'proc', cmd: 'unshare -r cat /root/.ssh/id_board_canary 2>&1' },
-  { group: 'proc', cmd: 'mount -t proc proc /mnt 2>&1; ls /mnt 2>&1 | head' },
+  { group: 'proc', cmd: "unshare -m sh -c 'mount -t proc proc /mnt && ls /mnt | head -3' 2>&1" },
   { group: 'proc', cmd: 'chroot /proc/1/root cat /root/.ssh/id_board_canary 2>&1' },
   { group: 'proc', cmd: 'cat /dev/mem 2>&1 | head -c 10 | xxd' },
   // Network: the host's loopback, other hosts, DNS, Unix sockets.

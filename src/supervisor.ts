@@ -14,6 +14,7 @@ import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
+import { failureReason } from './worker/failure-reason.js';
 import { selectRunner } from './worker/select-runner.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
@@ -144,6 +145,8 @@ async function main(): Promise<number> {
     }
   }
   const end = new Date().toISOString();
+  // Why it ended without closing, from its own output: the card's Record and `status` say it.
+  const why = closed || exit.startError ? {} : await failureReason(job.kanbanDir, job.runId, job.logFile, privateValues(job, workerEnv));
   const final: Partial<RunRecord> = {
     state: 'exited',
     end,
@@ -153,6 +156,7 @@ async function main(): Promise<number> {
     ...(stopped ? { stopped } : {}),
     ...(exit.startError ? { startError: exit.startError, error: exit.startError.message } : {}),
     ...(exit.jobState !== undefined ? { jobState: exit.jobState } : {}),
+    ...why,
   };
   await record(final);
   await recordProvenance(job, base, { ...current, ...final });
@@ -199,6 +203,11 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
   } catch (error) {
     note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);
   }
+}
+
+/** The private values this supervisor holds (the harness's `environment_from_private`): scrubbed from what it records. */
+function privateValues(job: RunJob, workerEnv: NodeJS.ProcessEnv): string[] {
+  return job.command.privateNames.flatMap((name) => [job.command.env[name], workerEnv[name]]).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 async function readStdin(): Promise<string> {

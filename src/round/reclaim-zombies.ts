@@ -109,6 +109,7 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
       if (stopped) log.warn({ runId: item.runId, pid: record?.workerPid, jobId: record?.jobId }, stopped === 'job cancelled' ? 'job cancelled' : orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
     }
     log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
-    return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };
+    const detail = item.repeated ? `${item.reason}; blocked: the same failure twice in a row` : item.reason;
+    return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail };
   });
 }

@@ -145,8 +145,11 @@ async function main(): Promise<number> {
     }
   }
   const end = new Date().toISOString();
-  // Why it ended without closing, from its own output: the card's Record and `status` say it.
-  const why = closed || exit.startError ? {} : await failureReason(job.kanbanDir, job.runId, job.logFile, privateValues(job, workerEnv));
+  // Why it ended without closing, from its own output: the card's Record and `status` say it. A
+  // worker the board stopped for its own reasons (a reclaim, a cancel, a yield or fail that
+  // returned the card) did not fail; one stopped by its time budget did.
+  const failed = !closed && !exit.startError && (stopped === undefined || stopped === 'timed-out');
+  const why = failed ? await failureReason(job.kanbanDir, job.runId, job.logFile, privateValues(job, workerEnv)) : {};
   const final: Partial<RunRecord> = {
     state: 'exited',
     end,

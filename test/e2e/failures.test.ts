@@ -69,6 +69,9 @@ describe('a failing worker, as a new user sees it', () => {
     expect(status.stdout).toContain(`workers that failed (the last failure of each card not closed yet) (1)\n  post.md — exit 1: ${REASON} (log: ${log})`);
     const runs = board(root, ['runs']);
     expect(runs.stdout).toContain(`— ${REASON} (log: ${log})`);
+    const shown = board(root, ['show', first!.runId as string]);
+    expect(shown.stdout).toContain(`reason   ${REASON}\nlog      ${log}`);
+    expect(shown.stdout).toMatch(/end of its log\n(.*\n)*  Traceback \(most recent call last\):/);
 
     // The same failure again: blocked with that reason, the third attempt not spent.
     expect(board(root, ['tick']).code).toBe(0);

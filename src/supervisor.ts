@@ -15,6 +15,7 @@ import { SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
 import { appendBoardFileSync } from './vault/board-file.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
+import { failureReason } from './worker/failure-reason.js';
 import { selectRunner } from './worker/select-runner.js';
 import type { StartedWorker } from './worker/runner.js';
 import type { ComposedCommand } from './core/compose.js';
@@ -212,6 +213,17 @@ async function main(): Promise<number> {
     }
   }
   const end = new Date().toISOString();
+  // Why it ended without closing, from its own output: the card's Record and `status` say it. A
+  // worker the board stopped for its own reasons (a reclaim, a cancel, a yield or fail that
+  // returned the card) did not fail; one stopped by its time budget did.
+  const failed = !closed && !exit.startError && (stopped === undefined || stopped === 'timed-out');
+  // Over budget: the proxy's own sentence is the reason (the worker only saw a refusal).
+  const why =
+    stopped === 'over-budget' && overBudget !== undefined
+      ? { reason: overBudget.slice(0, 200) }
+      : failed
+        ? await failureReason(job.kanbanDir, job.runId, job.logFile, privateValues(job, workerEnv))
+        : {};
   const final: Partial<RunRecord> = {
     state: 'exited',
     end,
@@ -223,6 +235,7 @@ async function main(): Promise<number> {
     ...(exit.jobState !== undefined ? { jobState: exit.jobState } : {}),
     // Measured by the proxy, response by response: not parsed from what the worker printed.
     ...(proxy ? { usage: proxy.usage() } : {}),
+    ...why,
   };
   await record(final);
   await recordProvenance(job, base, { ...current, ...final });
@@ -286,6 +299,16 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
 /** A worker that was never started (its sandbox could not be made): it ends at once with the reason. */
 function notStarted(code: string, message: string): StartedWorker {
   return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), stop: () => Promise.resolve() };
+}
+
+/**
+ * The private values this supervisor holds (the keys its run's proxy adds, and any the worker's
+ * environment still carries): scrubbed from what it records.
+ */
+function privateValues(job: RunJob, workerEnv: NodeJS.ProcessEnv): string[] {
+  const fromEnv = job.command.privateNames.flatMap((name) => [job.command.env[name], workerEnv[name]]);
+  const fromProxy = (job.proxy?.secrets ?? []).map(([, value]) => value);
+  return [...fromEnv, ...fromProxy].filter((v): v is string => typeof v === 'string' && v !== '' && !v.startsWith('board-placeholder-'));
 }
 
 async function readStdin(): Promise<string> {

@@ -11,7 +11,9 @@ import { noteCard } from '../card/note.js';
 import { unblockCard } from '../card/unblock.js';
 import { yieldCard } from '../card/yield.js';
 import { loadBoard } from '../config/load-config.js';
-import { RoundError } from '../errors.js';
+import { BoardError, RoundError } from '../errors.js';
+import { oneLine } from '../core/failure-reason.js';
+import { recordRefusal } from '../vault/runs.js';
 import { acquireRoundLock } from '../vault/lock.js';
 import { VaultLayout } from '../vault/layout.js';
 import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
@@ -48,6 +50,25 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
   return { layout, now, maxAttempts, env: env.env, cwd: env.cwd };
 }
 
+/**
+ * A verb the board refuses to a worker (BOARD_RUN set: it runs for a claim) is kept next to the
+ * run's record, so the run's reason says it (supervisor.ts) and not only the model's transcript.
+ * The refusal still ends the verb as before; keeping it never turns it into another failure.
+ */
+async function keepingRefusal(verb: string, options: GlobalOptions, env: CommandEnv, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    const runId = env.env.BOARD_RUN;
+    const vault = options.vault || env.env.BOARD_VAULT;
+    if (error instanceof BoardError && runId && vault && !/[/\\]|^\.\.?$/.test(runId)) {
+      const kanban = new VaultLayout(path.resolve(env.cwd, vault)).kanban;
+      await recordRefusal(kanban, runId, { verb, message: oneLine(error.message), at: resolveNow(options.now, env.clock).toISOString() }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
 async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message, data?: Record<string, string>): Promise<number> {
   // The journal (issue #4): one event per verb, caused by the worker's claim (BOARD_CAUSE).
   await journalVerb({ ...result, ...(data ? { data } : {}) }, { env: env.env, cwd: env.cwd, config: options.config, at: resolveNow(options.now, env.clock) });
@@ -60,16 +81,20 @@ export type NewOptions = GlobalOptions & Omit<NewCardArgs, 'inputs'> & { readonl
 
 /** `board card new`: prints the new card's path (the whole result with --json). */
 export async function cardNewCommand(options: NewOptions, env: CommandEnv): Promise<number> {
-  const ctx = await cardContext(options, env);
-  const { input, config: _config, vault: _vault, now: _now, json: _json, ...fields } = options;
-  const args: NewCardArgs = { ...fields, inputs: input ?? [] };
-  const result = await newCard(ctx, args);
-  return print(options, env, result, result.file);
+  return keepingRefusal('new', options, env, async () => {
+    const ctx = await cardContext(options, env);
+    const { input, config: _config, vault: _vault, now: _now, json: _json, ...fields } = options;
+    const args: NewCardArgs = { ...fields, inputs: input ?? [] };
+    const result = await newCard(ctx, args);
+    return print(options, env, result, result.file);
+  });
 }
 
 export async function cardNoteCommand(card: string, milestone: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  const result = await noteCard(await cardContext(options, env), card, milestone);
-  return print(options, env, result, result.message, { text: milestone });
+  return keepingRefusal('note', options, env, async () => {
+    const result = await noteCard(await cardContext(options, env), card, milestone);
+    return print(options, env, result, result.message, { text: milestone });
+  });
 }
 
 export interface CloseOptions extends GlobalOptions {
@@ -78,21 +103,25 @@ export interface CloseOptions extends GlobalOptions {
 }
 
 export async function cardCloseCommand(card: string, options: CloseOptions, env: CommandEnv): Promise<number> {
-  const ctx = await cardContext(options, env);
-  return print(options, env, await closeCard(ctx, card, { paths: options.path ?? [], ...(options.empty !== undefined ? { empty: options.empty } : {}) }));
+  return keepingRefusal('close', options, env, async () => {
+    const ctx = await cardContext(options, env);
+    return print(options, env, await closeCard(ctx, card, { paths: options.path ?? [], ...(options.empty !== undefined ? { empty: options.empty } : {}) }));
+  });
 }
 
 export async function cardFailCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  const result = await failCard(await cardContext(options, env), card, reason);
-  return print(options, env, result, result.message, { reason });
+  return keepingRefusal('fail', options, env, async () => {
+    const result = await failCard(await cardContext(options, env), card, reason);
+    return print(options, env, result, result.message, { reason });
+  });
 }
 
 export async function cardBlockCommand(card: string, reason: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
-  return print(options, env, await blockCard(await cardContext(options, env), card, reason));
+  return keepingRefusal('block', options, env, async () => print(options, env, await blockCard(await cardContext(options, env), card, reason)));
 }
 
 export async function cardYieldCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
-  return print(options, env, await yieldCard(await cardContext(options, env), card, options.until));
+  return keepingRefusal('yield', options, env, async () => print(options, env, await yieldCard(await cardContext(options, env), card, options.until)));
 }
 
 export async function cardCancelCommand(card: string, options: GlobalOptions & { reason: string }, env: CommandEnv): Promise<number> {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findConfigFile } from '../config/load-config.js';
+import { programProblem } from '../config/program.js';
 import { composeCommand, substitute, type ComposedCommand } from '../core/compose.js';
 import { pickModel } from '../core/models.js';
 import { BOARD_CLI } from '../entry-points.js';
@@ -87,6 +88,8 @@ export interface HarnessReport {
   readonly card: string;
   readonly command: { readonly file: string; readonly args: readonly string[]; readonly cwd: string; readonly env: Readonly<Record<string, string>> };
   readonly ready: boolean;
+  /** Why no worker of this harness can start (its program, or a script or file its command names, is missing), as `lint` and `status` say it. */
+  readonly cannotStart?: string;
   /** A harness whose workers run as Slurm jobs: its client commands and whether the cluster answers. */
   readonly slurm?: SlurmCheck;
   /** The workers' OS sandbox: what they read, write and reach, and whether it starts here. */
@@ -156,7 +159,11 @@ async function check(name: string, options: HarnessCheckOptions, env: CommandEnv
   if (!composed.ok) throw new UsageError(`harness "${name}": ${composed.reason}`);
   const command = composed.command;
 
-  const installed = checkInstalled(command, harnessesDir, env.env);
+  // What lint, dry-run, status and the rounds judge: a missing program or script is said as such.
+  const cannotStart = programProblem(harness, { harnessesDir, vault: layout.root, boardPath: env.env.PATH ?? '/usr/bin:/bin' });
+  const installed: Installed = cannotStart !== undefined
+    ? { ok: false, cli: command.file, path: null, version: null, detail: `cannot start: ${cannotStart}` }
+    : checkInstalled(command, harnessesDir, env.env);
   const guard = checkGuard(harness.credential_guard, harnessesDir, installed.probe);
   const slurm = harness.runner?.kind === 'slurm' ? await checkSlurm(slurmClientEnv(env.env, command.env)) : undefined;
   const c = board.config;
@@ -204,6 +211,7 @@ async function check(name: string, options: HarnessCheckOptions, env: CommandEnv
       env: Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, command.privateNames.includes(k) ? PRIVATE : redact(v)])),
     },
     ready: installed.ok && guard.wired && verbs.reachable !== false && (slurm?.ok ?? true) && sandbox.canStart,
+    ...(cannotStart !== undefined ? { cannotStart } : {}),
     ...(slurm ? { slurm } : {}),
     sandbox,
   };
@@ -319,7 +327,7 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const lines: string[] = [];
   lines.push(`harness ${r.harness} (${r.file})`);
   if (r.shipped) lines.push('  (no board.yml here: checking the harnesses shipped with atomic-board, with its models.yml)');
-  lines.push(`  cli:      ${r.installed.ok ? 'installed: ' : 'NOT INSTALLED: '}${r.installed.detail}`);
+  lines.push(`  cli:      ${r.installed.ok ? 'installed: ' : r.cannotStart !== undefined ? 'CANNOT START: ' : 'NOT INSTALLED: '}${r.cannotStart ?? r.installed.detail}`);
   if (r.installed.tested) lines.push(`  tested:   ${r.installed.tested.join(', ')}${r.installed.testedVersion === true ? ' (this version)' : r.installed.testedVersion === false ? ' (NOT this version)' : ''}`);
   lines.push(`  guard:    ${r.guard.wired ? 'wired: ' : 'NOT WIRED: '}${r.guard.detail}`);
   lines.push(`  verbs:    ${r.verbs.reachable === true ? 'reachable: ' : r.verbs.reachable === false ? 'NOT REACHABLE: ' : ''}${r.verbs.detail}`);
@@ -346,7 +354,7 @@ function renderReport(r: HarnessReport, placeholderCard: boolean): string {
   const missing = r.privateKeys.filter((k) => !k.set).map((k) => k.name);
   const verdict = r.ready
     ? `ready: installed and guarded${missing.length ? `, but the private env file lacks ${missing.join(', ')}: cards would not be dispatched` : ''}${r.model.ok ? '' : '; no model in models.yml for this profile level'}`
-    : `not ready: ${[!r.installed.ok && 'CLI not installed', !r.guard.wired && 'guard not wired', r.verbs.reachable === false && '`board card` not reachable from the CLI\'s shell', r.slurm && !r.slurm.ok && 'Slurm not ready', !r.sandbox.canStart && 'sandbox cannot start'].filter(Boolean).join(', ')}`;
+    : `not ready: ${[!r.installed.ok && (r.cannotStart !== undefined ? `cannot start (${r.cannotStart})` : 'CLI not installed'), !r.guard.wired && 'guard not wired', r.verbs.reachable === false && '`board card` not reachable from the CLI\'s shell', r.slurm && !r.slurm.ok && 'Slurm not ready', !r.sandbox.canStart && 'sandbox cannot start'].filter(Boolean).join(', ')}`;
   lines.push(`  verdict:  ${verdict}`);
   return `${lines.join('\n')}\n`;
 }

@@ -2,13 +2,14 @@ import { listManifests, type RunManifest } from '../provenance/index.js';
 import { readRunRecord, type RunRecord } from '../vault/runs.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
 import { cardName } from './log.js';
+import { forTerminal } from '../format/control.js';
 
 export interface RunsOptions extends GlobalOptions {
   readonly card?: string;
 }
 
 /** A manifest completed from the board's run record when its supervisor could not update it. */
-export function withRunRecord(m: RunManifest, record: RunRecord | undefined): RunManifest & { job?: { id: string; state?: string } } {
+export function withRunRecord(m: RunManifest, record: RunRecord | undefined): RunManifest & { job?: { id: string; state?: string }; reason?: string; tail?: string } {
   if (!record) return m;
   return {
     ...m,
@@ -20,6 +21,9 @@ export function withRunRecord(m: RunManifest, record: RunRecord | undefined): Ru
     ...(record.ended !== undefined ? { ended: record.ended } : {}),
     ...(record.stopped !== undefined ? { stopped: record.stopped } : {}),
     ...(record.startError !== undefined ? { start_error: `${record.startError.code}: ${record.startError.message}` } : {}),
+    // Why it ended without closing (one line) and the end of its log: core/failure-reason.ts.
+    ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    ...(record.tail !== undefined ? { tail: record.tail } : {}),
   };
 }
 
@@ -55,7 +59,7 @@ export async function runsCommand(options: RunsOptions, env: CommandEnv): Promis
     env.stdout(`no runs recorded${card ? ` for ${card}` : ''} in ${board.config.logsDir}/manifests\n`);
     return 0;
   }
-  const rows = chosen.map((m) => [m.run, m.profile, `${m.harness}/${m.model}`, (m.start ?? m.claim).replace(/\.\d+Z$/, 'Z'), runState(m), costText(m), m.job ? `job ${m.job.id}${m.job.state ? ` ${m.job.state}` : ''}` : '', m.replay_of ? `replay of ${m.replay_of}` : '']);
+  const rows = chosen.map((m) => [m.run, m.profile, `${m.harness}/${m.model}`, (m.start ?? m.claim).replace(/\.\d+Z$/, 'Z'), runState(m), costText(m), m.job ? `job ${m.job.id}${m.job.state ? ` ${m.job.state}` : ''}` : '', m.replay_of ? `replay of ${m.replay_of}` : '', m.reason !== undefined ? `— ${forTerminal(m.reason)} (log: ${m.log})` : '']);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   env.stdout(`${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`);
   return 0;

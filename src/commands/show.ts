@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { ObjectStore } from '../provenance/index.js';
+import { forTerminal, terminalLines } from '../format/control.js';
 import { resolveRun } from '../provenance/resolve-run.js';
 import { readRunRecord } from '../vault/runs.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
@@ -39,10 +40,12 @@ export async function showCommand(ref: string, options: ShowOptions, env: Comman
     `start    ${m.start ?? '-'}`,
     `end      ${m.end ?? '-'}    ${runState(m)}${costText(m) ? `    cost ${costText(m)}` : ''}${m.cost?.error ? ` (${m.cost.error})` : ''}`,
     ...(m.job ? [`job      Slurm ${m.job.id}${m.job.state ? ` (${m.job.state})` : ''}`] : []),
+    ...(m.reason !== undefined ? [`reason   ${forTerminal(m.reason)}`] : []),
     `log      ${m.log}`,
     `cwd      ${m.cwd}`,
     `argv     ${JSON.stringify(m.argv)}`,
     ...(m.cause ? [`cause    ${m.cause}`] : []),
+    ...(m.tail !== undefined ? ['', 'end of its log', ...terminalLines(m.tail).split('\n').map((l) => `  ${l}`)] : []),
     ...Object.entries(m.substitutions ?? {}).map(([k, s]) => `changed  ${k}: ${s.from} → ${s.to}`),
     '',
     'components',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { substitute } from '../core/compose.js';
+import { closestField } from '../messages.js';
 import type { Harness } from '../schema/harness.js';
 import { sandboxStartProblem, type SandboxPlace } from '../sandbox/start-problem.js';
 
@@ -41,13 +42,60 @@ function isExecutableFile(file: string): 'ok' | 'missing' | 'not a file' | 'not 
  */
 export function programProblem(harness: Harness, place: ProgramPlace): string | undefined {
   if (harness.runner?.kind === 'slurm') return undefined;
+  return executableProblem(harness, place) ?? argumentProblem(harness, place);
+}
+
+/**
+ * The file an element of `command` names, when it names one the board can check before a card
+ * spends an attempt: under `{harnesses}/`, under `{vault}/`, or an absolute path. An element that
+ * holds `{prompt}` or `{model}` (or any other text substituted per card) names nothing checkable.
+ */
+function namedFile(element: string, place: ProgramPlace): string | undefined {
+  const expanded = substitute(element, { harnesses: place.harnessesDir, vault: place.vault });
+  if (/\{[a-z_]+\}/.test(expanded)) return undefined;
+  const placed = element.startsWith('{harnesses}/') || element.startsWith('{vault}/');
+  return placed || path.isAbsolute(element) ? expanded : undefined;
+}
+
+/** " (did you mean team_worker.py?)" when the folder holds a name one or two edits away. */
+function didYouMean(file: string): string {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(file));
+  } catch {
+    return '';
+  }
+  const near = closestField(path.basename(file), names.filter((n) => !n.startsWith('.')));
+  return near !== undefined && near !== path.basename(file) ? ` (did you mean ${near}?)` : '';
+}
+
+/**
+ * A script or data file the command names that is missing: `python3 {harnesses}/team_wroker.py`
+ * starts python, which then fails on every card. Said for the element as written, so the person
+ * finds it in the harness file.
+ */
+function argumentProblem(harness: Harness, place: ProgramPlace): string | undefined {
+  for (const element of harness.command.slice(1)) {
+    const file = namedFile(element, place);
+    if (file === undefined) continue;
+    if (fs.existsSync(file)) continue;
+    return `its command names ${element}, which does not exist${file !== element ? ` (${file})` : ''}${didYouMean(file)}`;
+  }
+  return undefined;
+}
+
+/** Whether the program itself (`command[0]`) can be started. */
+function executableProblem(harness: Harness, place: ProgramPlace): string | undefined {
   const program = substitute(harness.command[0] ?? '', { harnesses: place.harnessesDir });
   if (program === '') return 'its command names no program';
   if (program.includes('/')) {
     const cwd = path.resolve(place.vault, harness.working_directory === undefined ? place.vault : substitute(harness.working_directory, { vault: place.vault }));
     const file = path.resolve(cwd, program);
     const state = isExecutableFile(file);
-    return state === 'ok' ? undefined : `${program} ${state === 'missing' ? 'does not exist' : `is ${state}`}${file !== program ? ` (${file})` : ''}`;
+    if (state === 'ok') return undefined;
+    const element = harness.command[0]!;
+    if (state === 'missing') return `its command names ${element}, which does not exist${file !== element ? ` (${file})` : ''}${didYouMean(file)}`;
+    return `${program} is ${state}${file !== program ? ` (${file})` : ''}`;
   }
   const searchPath = harness.environment.PATH ?? place.boardPath;
   const dirs = searchPath.split(path.delimiter).filter((d) => d !== '');

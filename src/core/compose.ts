@@ -20,7 +20,7 @@ export interface ComposeInput {
   readonly fallbackPath: string;
   /** Resolves a relative working_directory. */
   readonly resolveDir: (dir: string) => string;
-  /** Absolute path of the harnesses folder: `{harnesses}` in `command` elements (wrapper scripts shipped there). */
+  /** Absolute path of the harnesses folder: `{harnesses}` in `command` elements (wrapper scripts shipped there); `{vault}` is `vault`. */
   readonly harnessesDir?: string;
 }
 
@@ -48,7 +48,8 @@ export function composeCommand(input: ComposeInput): ComposeResult {
     return { ok: false, reason: `private env file lacks ${missing.join(', ')} (environment_from_private)` };
   }
   const prompt = substitute(harness.prompt_template, { profile: input.profile, card: input.card, vault: input.vault });
-  const values: Record<string, string> = { prompt, model: input.model };
+  // `{vault}` as in `prompt_template` and `working_directory`: a script kept in the vault.
+  const values: Record<string, string> = { prompt, model: input.model, vault: input.vault };
   if (input.harnessesDir !== undefined) values.harnesses = input.harnessesDir;
   const argv = harness.command.map((element) => substitute(element, values));
   const env: Record<string, string> = { ...harness.environment };

@@ -221,9 +221,11 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     const run = card.claimed ? snapshot.runs.get(runIdFor(parsed.file, card.claimed, card.attempts)) : undefined;
     const interruptedClose = snapshot.interruptedCloses?.get(parsed.file);
     const neverStartedBefore = snapshot.neverStarted?.get(parsed.file);
+    const previousFailure = snapshot.previousFailures?.get(parsed.file);
     const zombie = findZombie(parsed.file, card, run, now, settings, stamp, {
       ...(interruptedClose !== undefined ? { interruptedClose } : {}),
       ...(neverStartedBefore !== undefined ? { neverStartedBefore } : {}),
+      ...(previousFailure !== undefined ? { previousFailure } : {}),
     });
     if (zombie) zombies.push(zombie);
   }

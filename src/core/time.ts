@@ -29,7 +29,9 @@ export function parseTimestamp(text: string): number {
   return base - sign * offset;
 }
 
+/** A duration for a person: seconds under a minute ("45s", never "0m"), then minutes, hours, days. */
 export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.max(0, Math.floor(ms / 1000))}s`;
   const minutes = Math.floor(ms / 60_000);
   if (minutes < 60) return `${minutes}m`;
   const hours = Math.floor(minutes / 60);

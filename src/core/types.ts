@@ -54,6 +54,12 @@ export interface RunFact {
   /** Set when the worker could not be started at all: a harness problem, not the card's. */
   readonly startError?: string;
   readonly timeoutMs?: number;
+  /** How the run ended (`closed`: its worker closed the card under this claim). */
+  readonly ended?: 'closed' | 'exited' | 'stopped';
+  /** Why the worker ended without closing: one line from its output or a refused verb. */
+  readonly reason?: string;
+  /** The run's log file. */
+  readonly log?: string;
 }
 
 /**
@@ -87,6 +93,8 @@ export interface VaultSnapshot {
   readonly interruptedCloses?: ReadonlyMap<string, string>;
   /** Card name → never-started returns in a row before its current claim (run records). */
   readonly neverStarted?: ReadonlyMap<string, number>;
+  /** Card name → its previous run, when that run too ended without closing (for cards whose current run did). */
+  readonly previousFailures?: ReadonlyMap<string, RunFact>;
   /** Card names in done/: a pending card of the same name is never dispatched. */
   readonly doneNames?: ReadonlySet<string>;
 }
@@ -157,8 +165,10 @@ export interface PlannedReclaim {
   readonly reason: string;
   /** Attempts after the reclaim (unchanged for torn and never-started claims). */
   readonly attempts: number;
-  /** Set when the reclaim exhausts max_attempts: the card goes back blocked. */
+  /** Set when the reclaim exhausts max_attempts, or repeats the previous failure: the card goes back blocked. */
   readonly block?: string;
+  /** The block is for the same failure twice in a row (this says it, with the log), not for attempts exhausted. */
+  readonly repeated?: string;
   /** The claim being reclaimed (its `claimed` value), for fencing; absent for a torn claim. */
   readonly claim?: string;
   readonly runId?: string;

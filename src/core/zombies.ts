@@ -33,6 +33,26 @@ export interface ClaimFacts {
   readonly interruptedClose?: string;
   /** Never-started returns of this card in a row before this claim (from its run records). */
   readonly neverStartedBefore?: number;
+  /** The card's previous run, when it too ended without closing the card (from its run records). */
+  readonly previousFailure?: RunFact;
+}
+
+/**
+ * Why a run ended without closing, in one line, and where its log is: what the card's Record, the
+ * tick and `status` say. `failure` is the exit ("exit code 1"), `reason` the line the supervisor
+ * kept from its output.
+ */
+export function failureDetail(run: RunFact): string {
+  return `${run.reason !== undefined ? `: ${run.reason}` : ''}${run.log !== undefined ? ` (log: ${run.log})` : ''}`;
+}
+
+/**
+ * Two failures are the same when the worker ended the same way (exit code, or the stop) and said
+ * the same last error line. Without a reason line there is nothing to compare: never the same.
+ */
+export function sameFailure(a: RunFact, b: RunFact): boolean {
+  if (a.reason === undefined || b.reason === undefined) return false;
+  return a.reason === b.reason && (a.exitCode ?? null) === (b.exitCode ?? null) && (a.stopped ?? null) === (b.stopped ?? null);
 }
 
 /** The third never-started return in a row blocks the card (CONTRACT "No silent loop"). */
@@ -77,6 +97,14 @@ export function findZombie(
   const spend = (kind: 'dead-worker' | 'expired', reason: string): PlannedReclaim => {
     const attempts = card.attempts + 1;
     const exhausted = attempts >= settings.maxAttempts;
+    // A deterministic failure is not retried blindly: the same one twice in a row blocks the card.
+    const repeated = kind === 'dead-worker' && run !== undefined && facts.previousFailure !== undefined && sameFailure(run, facts.previousFailure);
+    const same = repeated ? `the same failure twice in a row: ${run.reason!}${run.log !== undefined ? ` (log: ${run.log})` : ''}` : undefined;
+    const block = same !== undefined
+      ? `${stamp} ${same}`
+      : exhausted
+        ? `${stamp} ${reason}; attempts exhausted (${attempts} of max_attempts ${settings.maxAttempts})`
+        : undefined;
     return {
       card: cardFile,
       kind,
@@ -84,7 +112,7 @@ export function findZombie(
       attempts,
       claim: claimed,
       runId,
-      ...(exhausted ? { block: `${stamp} ${reason}; attempts exhausted (${attempts} of max_attempts ${settings.maxAttempts})` } : {}),
+      ...(block !== undefined ? { block, ...(same !== undefined ? { repeated: same } : {}) } : {}),
     };
   };
   // A worker that never started spends no attempt (it is not the card's failure), but the third
@@ -106,12 +134,18 @@ export function findZombie(
     return neverStarted(`its worker could not start: ${run.startError}`);
   }
   if (run?.state === 'exited') {
+    // Its worker closed the card under this claim: the card read here is older than its run
+    // record (a round's census takes time), and it is in done/ by now. Nothing to reclaim.
+    if (run.ended === 'closed') return undefined;
     if (run.stopped === 'timed-out') {
       const budget = run.timeoutMs !== undefined ? ` after ${formatDuration(run.timeoutMs)}` : '';
-      return spend('dead-worker', `worker timed out${budget} (the harness's timeout) and was stopped without closing the card`);
+      return spend('dead-worker', `worker timed out${budget} (the harness's timeout) and was stopped without closing the card${failureDetail(run)}`);
+    }
+    if (run.stopped === 'over-budget') {
+      return spend('dead-worker', `worker was stopped over budget without closing the card${failureDetail(run)}`);
     }
     const code = run.exitCode === undefined || run.exitCode === null ? 'no exit code' : `exit code ${run.exitCode}`;
-    return spend('dead-worker', `worker exited (${code}) without closing the card`);
+    return spend('dead-worker', `worker exited (${code}) without closing the card${failureDetail(run)}`);
   }
   if (run?.state === 'started' && run.alive === false) {
     return spend('dead-worker', `worker supervisor (pid ${run.pid ?? '?'}) is gone and the card is still claimed`);

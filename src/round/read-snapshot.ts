@@ -12,7 +12,7 @@ import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layo
 import { assertRealFolders, isLinkedProfileFolder } from '../vault/real-folders.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import type { CensusCache } from '../vault/census-cache.js';
-import { neverStartedInARow, readRunRecord, runFactOf } from '../vault/runs.js';
+import { neverStartedInARow, previousFailure, readRunRecord, runFactOf } from '../vault/runs.js';
 import { interruptedCloses } from '../vault/card-lock.js';
 import { RoundError } from '../errors.js';
 
@@ -86,6 +86,7 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   const runs = await readRunFacts(layout, inProgress);
   const interruptedCloses = await readInterruptedCloses(layout, inProgress);
   const neverStarted = await readNeverStartedStreaks(layout, inProgress, runs);
+  const previousFailures = await readPreviousFailures(layout, inProgress, runs);
   const dependents = await readDependentFacts(layout, pending, new Set(doneNames));
   const doubleLinks = await readDoubleLinks(layout, pendingNames, inProgressNames, doneNames);
   return {
@@ -100,6 +101,7 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
     ...(doubleLinks.length > 0 ? { doubleLinks } : {}),
     ...(interruptedCloses.size > 0 ? { interruptedCloses } : {}),
     ...(neverStarted.size > 0 ? { neverStarted } : {}),
+    ...(previousFailures.size > 0 ? { previousFailures } : {}),
     doneNames: new Set(doneNames),
   };
 }
@@ -125,6 +127,22 @@ async function readNeverStartedStreaks(layout: VaultLayout, inProgress: readonly
     if (n > 0) streaks.set(c.file, n);
   });
   return streaks;
+}
+
+/** For claims whose worker ended without closing, with a reason: the card's previous run, when it failed too. */
+async function readPreviousFailures(layout: VaultLayout, inProgress: readonly Parsed<Card>[], runs: ReadonlyMap<string, RunFact>): Promise<Map<string, RunFact>> {
+  const found = new Map<string, RunFact>();
+  const candidates = inProgress.filter((c) => {
+    if (!c.ok || !c.value.claimed) return false;
+    const run = runs.get(runIdFor(c.file, c.value.claimed, c.value.attempts));
+    return run?.state === 'exited' && run.ended !== 'closed' && run.reason !== undefined;
+  });
+  await mapLimit(candidates, READ_CONCURRENCY, async (c) => {
+    if (!c.ok || !c.value.claimed) return;
+    const previous = await previousFailure(layout.kanban, c.file, runIdFor(c.file, c.value.claimed, c.value.attempts));
+    if (previous) found.set(c.file, previous);
+  });
+  return found;
 }
 
 /**

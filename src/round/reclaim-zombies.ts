@@ -21,11 +21,27 @@ import { finishClose } from './finish-close.js';
  */
 export async function reclaimZombies(ctx: RoundContext, planned: readonly PlannedReclaim[]): Promise<Transition[]> {
   const out: Transition[] = [];
-  for (const item of planned) out.push(await reclaimOne(ctx, item));
+  for (const item of planned) {
+    const done = await reclaimOne(ctx, item);
+    if (done) out.push(done);
+  }
   return out;
 }
 
-async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Transition> {
+/**
+ * Whether the card reached done/ under the claim the round planned on: its worker closed it
+ * after the census read it. Not a failure, and nothing for this round to do or report.
+ */
+async function closedMeanwhile(ctx: RoundContext, item: PlannedReclaim): Promise<boolean> {
+  if (item.claim === undefined) return false;
+  try {
+    return parseFrontMatter(await fs.readFile(path.join(ctx.layout.done, item.card), 'utf8')).data.claimed === item.claim;
+  } catch {
+    return false;
+  }
+}
+
+async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Transition | undefined> {
   if (item.kind === 'closed') return finishClose(ctx, item);
   const log = ctx.logger.child({ card: item.card, kind: item.kind });
   const from = path.join(ctx.layout.inProgress, item.card);
@@ -49,13 +65,15 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
     }
   }
   const spent = item.kind === 'expired' || item.kind === 'dead-worker';
-  return underCardLock(ctx, item.card, 'reclaim', failed, async (lock) => {
+  return underCardLock<Transition | undefined>(ctx, item.card, 'reclaim', failed, async (lock) => {
     let current: Record<string, unknown>;
     try {
       current = parseFrontMatter(await fs.readFile(from, 'utf8')).data;
     } catch (error) {
-      const detail = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'left in-progress/ before it could be reclaimed (closed by its worker?)' : `not reclaimed: ${(error as Error).message}`;
-      return failed(detail);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failed(`not reclaimed: ${(error as Error).message}`);
+      // The round judges what is, not its census: a card its worker closed is not a failure.
+      if (await closedMeanwhile(ctx, item)) return undefined;
+      return failed('left in-progress/ before it could be reclaimed, and is not in done/ under that claim');
     }
     // Fencing: reclaim only the claim we planned on, not a newer one (a torn claim has none).
     const stillTorn = typeof current.claimed !== 'string' || Number.isNaN(parseTimestamp(current.claimed));
@@ -65,7 +83,7 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
     if (item.runId && spent) await requestStop(ctx.layout.kanban, item.runId, { reason: 'reclaimed', at: ctx.now.toISOString(), detail: item.reason }).catch(() => undefined);
     const milestones = [
       `${item.reason}; returned to pending/ ${spent ? `(attempt ${item.attempts} of ${ctx.board.config.max_attempts})` : `without spending an attempt (attempts ${item.attempts}, as written)`}.`,
-      ...(item.block ? [`blocked: ${item.kind === 'never-started' ? 'its worker never started, again' : 'attempts exhausted'}. A human clears \`blocked\` to release it.`] : []),
+      ...(item.block ? [`blocked: ${item.repeated ? `${item.repeated}; retrying would repeat it` : item.kind === 'never-started' ? 'its worker never started, again' : 'attempts exhausted'}. A human clears \`blocked\` to release it.`] : []),
     ];
     try {
       await returnToPending(
@@ -91,6 +109,7 @@ async function reclaimOne(ctx: RoundContext, item: PlannedReclaim): Promise<Tran
       if (stopped) log.warn({ runId: item.runId, pid: record?.workerPid, jobId: record?.jobId }, stopped === 'job cancelled' ? 'job cancelled' : orphaned ? 'orphaned worker killed' : 'worker signalled to stop');
     }
     log.warn({ reason: item.reason, attempts: item.attempts, blocked: Boolean(item.block) }, spent ? 'card reclaimed' : 'claim returned');
-    return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail: item.reason };
+    const detail = item.repeated ? `${item.reason}; blocked: the same failure twice in a row` : item.reason;
+    return { kind: spent ? 'reclaimed' : 'returned', card: item.card, ...(item.runId ? { runId: item.runId } : {}), detail };
   });
 }

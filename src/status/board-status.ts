@@ -13,7 +13,7 @@ import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
 import type { FileProblem } from '../core/types.js';
 import { formatProblem } from '../errors.js';
-import { debris, isNotACard, leftOutNote, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
+import { debris, isNotACard, leftOutNote, runFailures, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type RunFailure, type StartFailure, type TemplateDue } from './facts.js';
 
 /** The board at a glance, for a person: what `board status` prints (and `--json` emits as is). */
 export interface BoardStatus {
@@ -41,6 +41,8 @@ export interface BoardStatus {
   readonly unconfined: readonly { harness: string; reason: string }[];
   /** Workers that could not start (their run records' `startError`), for cards not closed yet. */
   readonly couldNotStart: readonly StartFailure[];
+  /** Workers that ended without closing their card, newest per card not closed yet, with why and the log. */
+  readonly failures?: readonly RunFailure[];
   readonly templates: readonly TemplateDue[];
   /** Temp files of interrupted writes and retired round locks, which the rounds clean up. */
   readonly debris: readonly Debris[];
@@ -178,8 +180,9 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     }
   });
   falseCloses.sort((a, b) => (a.card < b.card ? -1 : 1));
-  const [couldNotStart, templates, left] = await Promise.all([
+  const [couldNotStart, failures, templates, left] = await Promise.all([
     startFailures(layout, [...pendingNames, ...inProgressNames]),
+    runFailures(layout, [...pendingNames, ...inProgressNames]),
     templateDues(layout, now),
     // Files age on the real clock, whatever --now says.
     debris(layout, Date.now()),
@@ -214,6 +217,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     cannotStart: [...(extras.unstartable ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
     unconfined: [...(extras.unconfined ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
     couldNotStart,
+    failures,
     templates,
     debris: left,
     lastRound: lastRound ?? null,
@@ -263,6 +267,7 @@ export function statusText(s: BoardStatus): string {
   section('harnesses that cannot start (their cards wait)', s.cannotStart.map((h) => `${h.harness} — ${h.reason}`));
   section('harnesses without the OS sandbox (`sandbox: none`: their workers see what the board sees)', s.unconfined.map((h) => `${h.harness} — ${h.reason}`));
   section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
+  section('workers that failed (the last failure of each card not closed yet)', (s.failures ?? []).map((f) => `${f.card} — ${f.exit ? `${f.exit}: ` : ''}${f.reason}${f.log ? ` (log: ${f.log})` : ''}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(
     'waiting',

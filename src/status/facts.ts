@@ -49,34 +49,70 @@ export function isNotACard(problem: FileProblem): boolean {
   return problem.reason.startsWith('not a card');
 }
 
+/** A run whose worker ended without closing its card, with the reason it kept (core/failure-reason.ts). */
+export interface RunFailure {
+  readonly card: string;
+  readonly runId: string;
+  readonly reason: string;
+  readonly log?: string;
+  readonly exit?: string;
+  readonly at?: string;
+}
+
+interface RecordOnDisk {
+  runId?: string; card?: string; start?: string; end?: string; log?: string; exitCode?: number | null; signal?: string | null;
+  ended?: string; stopped?: string; reason?: string; startError?: { code?: string; message?: string } | string;
+}
+
 /**
- * Workers that could not start, for cards still pending or in progress: read from run records
- * (`KANBAN/.runs/<card stem>.*.json`) that carry a `startError`, newest per card.
+ * For cards still pending or in progress: the newest run record per card (`KANBAN/.runs/<card
+ * stem>.*.json`) that `pick` turns into a fact. One listing, and only the named cards' records read.
  */
-export async function startFailures(layout: VaultLayout, cards: readonly string[]): Promise<StartFailure[]> {
+async function newestPerCard<T extends { readonly card: string; readonly runId: string }>(layout: VaultLayout, cards: readonly string[], pick: (record: RecordOnDisk, card: string, runId: string) => T | undefined): Promise<T[]> {
   const stems = new Map(cards.map((c) => [c.replace(/\.md$/, ''), c]));
   // A run id is `<card stem>.<claim stamp>.a<attempts>` (core/zombies.ts runIdFor).
   const stemOf = (file: string) => file.replace(/\.json$/, '').replace(/\.[0-9A-Za-z]*\.a\d+$/, '');
   const records = (await list(runsDir(layout.kanban))).filter((e) => e.isFile() && e.name.endsWith('.json'));
   const wanted = records.filter((e) => stems.has(stemOf(e.name)));
-  const found = await mapLimit(wanted, READ_CONCURRENCY, async (e): Promise<StartFailure | undefined> => {
+  const found = await mapLimit(wanted, READ_CONCURRENCY, async (e): Promise<T | undefined> => {
     try {
-      const record = JSON.parse(await fs.readFile(path.join(runsDir(layout.kanban), e.name), 'utf8')) as {
-        runId?: string; card?: string; start?: string; end?: string; startError?: { code?: string; message?: string } | string;
-      };
-      if (record.startError === undefined || record.startError === null) return undefined;
-      const error = typeof record.startError === 'string' ? { message: record.startError } : record.startError;
+      const record = JSON.parse(await fs.readFile(path.join(runsDir(layout.kanban), e.name), 'utf8')) as RecordOnDisk;
       const runId = record.runId ?? e.name.replace(/\.json$/, '');
       const card = stems.get(stemOf(e.name)) ?? (record.card ? path.basename(record.card) : runId);
-      return { card, runId, ...(error.code ? { code: error.code } : {}), message: error.message ?? 'could not start', ...((record.end ?? record.start) ? { at: (record.end ?? record.start)! } : {}) };
+      return pick(record, card, runId);
     } catch {
       return undefined;
     }
   });
   // The newest record per card: its run id carries the claim's time, so it sorts by time.
-  const newest = new Map<string, StartFailure>();
+  const newest = new Map<string, T>();
   for (const f of found) if (f && (!newest.has(f.card) || newest.get(f.card)!.runId < f.runId)) newest.set(f.card, f);
   return [...newest.values()].sort((a, b) => (a.card < b.card ? -1 : 1));
+}
+
+/**
+ * Workers that could not start, for cards still pending or in progress: read from run records
+ * (`KANBAN/.runs/<card stem>.*.json`) that carry a `startError`, newest per card.
+ */
+export async function startFailures(layout: VaultLayout, cards: readonly string[]): Promise<StartFailure[]> {
+  return newestPerCard(layout, cards, (record, card, runId) => {
+    if (record.startError === undefined || record.startError === null) return undefined;
+    const error = typeof record.startError === 'string' ? { message: record.startError } : record.startError;
+    return { card, runId, ...(error.code ? { code: error.code } : {}), message: error.message ?? 'could not start', ...((record.end ?? record.start) ? { at: (record.end ?? record.start)! } : {}) };
+  });
+}
+
+/**
+ * Workers that ended without closing, for cards still pending or in progress, with the reason
+ * their supervisor kept and the log's path: the newest such run per card. A card closed since is
+ * not listed (only pending and in-progress cards are asked for).
+ */
+export async function runFailures(layout: VaultLayout, cards: readonly string[]): Promise<RunFailure[]> {
+  return newestPerCard(layout, cards, (record, card, runId) => {
+    if (record.end === undefined || record.ended === 'closed' || typeof record.reason !== 'string' || record.startError !== undefined) return undefined;
+    const exit = record.stopped !== undefined ? `stopped: ${record.stopped}` : record.exitCode !== undefined && record.exitCode !== null ? `exit ${record.exitCode}` : record.signal ? `signal ${record.signal}` : undefined;
+    return { card, runId, reason: record.reason, ...(record.log ? { log: record.log } : {}), ...(exit ? { exit } : {}), at: record.end };
+  });
 }
 
 function localStamp(date: Date): string {

@@ -49,6 +49,17 @@ export interface RunRecord {
   readonly sandbox?: RunSandboxRecord;
   /** What the run's credential proxy measured: requests, tokens, and USD when priced. */
   readonly usage?: UsageTotals;
+  /** Why a worker ended without closing its card: one line, at most 200 characters (core/failure-reason.ts). */
+  readonly reason?: string;
+  /** The last lines of its log (at most 20 lines / 4 KiB), escaped and with secrets scrubbed. */
+  readonly tail?: string;
+}
+
+/** A `board card` verb the board refused to a worker: its own stderr line, kept for the run's reason. */
+export interface Refusal {
+  readonly verb: string;
+  readonly message: string;
+  readonly at: string;
 }
 
 export type RunSandboxRecord =
@@ -88,7 +99,33 @@ export function runFactOf(record: RunRecord): RunFact {
     ...(record.stopped !== undefined ? { stopped: record.stopped } : {}),
     ...(record.startError !== undefined ? { startError: `${record.startError.code}: ${record.startError.message}` } : {}),
     ...(record.timeoutMs !== undefined ? { timeoutMs: record.timeoutMs } : {}),
+    ...(record.ended !== undefined ? { ended: record.ended } : {}),
+    ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    ...(record.log !== undefined ? { log: record.log } : {}),
   };
+}
+
+function refusalFile(kanbanDir: string, runId: string): string {
+  return path.join(runsDir(kanbanDir), `${runId}.refused`);
+}
+
+/**
+ * Keep a verb's refusal next to the run's record (the last one wins): the supervisor makes it the
+ * run's reason when the worker ends without closing. A file of its own, not a field of the record:
+ * the supervisor rewrites the record whole and would drop a field written by someone else.
+ */
+export async function recordRefusal(kanbanDir: string, runId: string, refusal: Refusal): Promise<void> {
+  await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+  await writeFileAtomic(refusalFile(kanbanDir, runId), `${JSON.stringify(refusal)}\n`);
+}
+
+export async function readRefusal(kanbanDir: string, runId: string): Promise<Refusal | undefined> {
+  try {
+    const value = JSON.parse(await fs.readFile(refusalFile(kanbanDir, runId), 'utf8')) as Partial<Refusal>;
+    return typeof value.verb === 'string' && typeof value.message === 'string' ? { verb: value.verb, message: value.message, at: String(value.at ?? '') } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function stopFile(kanbanDir: string, runId: string): string {
@@ -146,23 +183,41 @@ export async function updateRunRecord(kanbanDir: string, record: RunRecord): Pro
  * stem; each candidate record is checked for its card name.
  */
 export async function neverStartedInARow(kanbanDir: string, card: string, currentRunId: string): Promise<number> {
-  const stem = card.replace(/\.md$/, '');
-  let names: string[];
-  try {
-    names = (await fs.readdir(runsDir(kanbanDir))).filter((n) => n.startsWith(`${stem}.`) && n.endsWith('.json') && n !== `${currentRunId}.json`);
-  } catch {
-    return 0;
-  }
-  const records: RunRecord[] = [];
-  for (const n of names) {
-    const r = await readRunRecord(kanbanDir, n.slice(0, -'.json'.length));
-    if (r && r.card === card) records.push(r);
-  }
-  records.sort((a, b) => (a.claim < b.claim ? 1 : a.claim > b.claim ? -1 : 0));
+  const records = await earlierRuns(kanbanDir, card, currentRunId);
   let n = 0;
   for (const r of records) {
     if (r.state === 'abandoned' || r.startError !== undefined) n += 1;
     else break;
   }
   return n;
+}
+
+/** The card's run records other than `currentRunId`, most recent first (run ids begin with the card's stem). */
+async function earlierRuns(kanbanDir: string, card: string, currentRunId: string): Promise<RunRecord[]> {
+  const stem = card.replace(/\.md$/, '');
+  let names: string[];
+  try {
+    names = (await fs.readdir(runsDir(kanbanDir))).filter((n) => n.startsWith(`${stem}.`) && n.endsWith('.json') && n !== `${currentRunId}.json`);
+  } catch {
+    return [];
+  }
+  const records: RunRecord[] = [];
+  for (const n of names) {
+    const r = await readRunRecord(kanbanDir, n.slice(0, -'.json'.length));
+    if (r && r.card === card) records.push(r);
+  }
+  return records.sort((a, b) => (a.claim < b.claim ? 1 : a.claim > b.claim ? -1 : 0));
+}
+
+/**
+ * The card's run just before `currentRunId`, when it ended without closing the card: its exit
+ * code and reason, what the round compares the current failure with (core/zombies.ts). Runs that
+ * never started are not failures of the card and are passed over.
+ */
+export async function previousFailure(kanbanDir: string, card: string, currentRunId: string): Promise<RunFact | undefined> {
+  for (const r of await earlierRuns(kanbanDir, card, currentRunId)) {
+    if (r.state === 'abandoned' || r.startError !== undefined) continue;
+    return r.state === 'exited' && r.ended !== 'closed' ? runFactOf(r) : undefined;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findZombie, runIdFor, type ZombieSettings } from '../../src/core/zombies.js';
+import { findZombie, runIdFor, sameFailure, type ZombieSettings } from '../../src/core/zombies.js';
 import { cardSchema, type Card } from '../../src/schema/card.js';
 import type { RunFact } from '../../src/core/types.js';
 
@@ -45,7 +45,7 @@ describe('findZombie', () => {
     ['fresh claim, no run yet, within grace', {}, undefined, 4, undefined],
     ['never started: no run after the grace', {}, undefined, 5, { card: FILE, kind: 'never-started', reason: 'claimed 5m ago but its worker never started', attempts: 0, claim: CLAIMED, runId }],
     ['never started keeps attempts even past zombie_after', { attempts: 2 }, undefined, 600, { card: FILE, kind: 'never-started', reason: 'claimed 10h ago but its worker never started', attempts: 2, claim: CLAIMED, runId: 'write-post.20260820T100000Z.a2' }],
-    ['abandoned run: at once, no attempt', {}, { state: 'abandoned' }, 0, { card: FILE, kind: 'never-started', reason: 'claimed 0m ago but its worker never started', attempts: 0, claim: CLAIMED, runId }],
+    ['abandoned run: at once, no attempt', {}, { state: 'abandoned' }, 0, { card: FILE, kind: 'never-started', reason: 'claimed 0s ago but its worker never started', attempts: 0, claim: CLAIMED, runId }],
     ['running, young', {}, started, 60, undefined],
     ['running, exactly zombie_after: not yet', {}, started, 120, undefined],
     ['running on another host (alive unknown), young', {}, { state: 'started' }, 119, undefined],
@@ -104,5 +104,46 @@ describe('findZombie', () => {
     const z = findZombie(FILE, card({ claimed: '2026-08-20T12:00:00+02:00' }), { state: 'started', alive: true }, after(121), settings, STAMP);
     expect(z?.kind).toBe('expired');
     expect(findZombie(FILE, card({ claimed: '2026-08-20T12:00:00+02:00' }), { state: 'started', alive: true }, after(119), settings, STAMP)).toBeUndefined();
+  });
+
+  const LOG = '/logs/runs/write-post.20260820T100000Z.a0.log';
+  const crashed: RunFact = { state: 'exited', exitCode: 1, ended: 'exited', reason: 'ValueError: boom', log: LOG };
+
+  it('a failure gives its reason and its log on the Record line', () => {
+    const z = findZombie(FILE, card(), crashed, after(1), settings, STAMP);
+    expect(z).toEqual({ card: FILE, kind: 'dead-worker', reason: `worker exited (exit code 1) without closing the card: ValueError: boom (log: ${LOG})`, attempts: 1, claim: CLAIMED, runId });
+  });
+
+  it('a timed-out worker gives its reason too, its budget under a minute in seconds', () => {
+    const z = findZombie(FILE, card(), { state: 'exited', exitCode: null, stopped: 'timed-out', timeoutMs: 45_000, reason: 'still thinking', log: LOG }, after(1), settings, STAMP);
+    expect(z?.reason).toBe(`worker timed out after 45s (the harness's timeout) and was stopped without closing the card: still thinking (log: ${LOG})`);
+  });
+
+  it('the same failure twice in a row blocks the card with that reason, attempts left or not', () => {
+    const z = findZombie(FILE, card({ attempts: 1 }), crashed, after(1), settings, STAMP, { previousFailure: { ...crashed, log: '/logs/runs/earlier.log' } });
+    const same = `the same failure twice in a row: ValueError: boom (log: ${LOG})`;
+    expect(z).toMatchObject({ kind: 'dead-worker', attempts: 2, block: `${STAMP} ${same}`, repeated: same });
+  });
+
+  it.each<[string, RunFact]>([
+    ['another reason', { ...crashed, reason: 'KeyError: x' }],
+    ['another exit code', { ...crashed, exitCode: 2 }],
+    ['a stop instead of an exit', { ...crashed, stopped: 'timed-out' }],
+    ['no reason kept', { state: 'exited', exitCode: 1 }],
+  ])('a different failure before (%s) spends an attempt as before', (_label, previous) => {
+    const z = findZombie(FILE, card({ attempts: 1 }), crashed, after(1), settings, STAMP, { previousFailure: previous });
+    expect(z).toMatchObject({ kind: 'dead-worker', attempts: 2 });
+    expect(z?.block).toBeUndefined();
+  });
+
+  it('sameFailure needs a reason on both sides', () => {
+    expect(sameFailure({ state: 'exited', exitCode: 1 }, { state: 'exited', exitCode: 1 })).toBe(false);
+    expect(sameFailure(crashed, { ...crashed, log: 'elsewhere' })).toBe(true);
+  });
+
+  it('a run its worker closed is no zombie, even when the card read is older than its record', () => {
+    // The census read the card in in-progress/; by the time it read the run record the worker had
+    // closed the card and exited: the round judges what is, not its old snapshot.
+    expect(findZombie(FILE, card(), { state: 'exited', exitCode: 0, ended: 'closed' }, after(1), settings, STAMP)).toBeUndefined();
   });
 });

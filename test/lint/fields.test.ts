@@ -149,6 +149,8 @@ describe('a harness program', () => {
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, 'my-agent-cli'), '#!/bin/sh\n', { mode: 0o755 });
   fs.writeFileSync(path.join(bin, 'not-exec'), '#!/bin/sh\n', { mode: 0o644 });
+  fs.mkdirSync(path.join(tmp, 'harnesses'), { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'harnesses', 'team_worker.py'), 'print(1)\n');
   const place = { harnessesDir: path.join(tmp, 'harnesses'), vault: tmp, boardPath: '/nonexistent' };
   const h = (command: string[], extra: Record<string, unknown> = {}) => harnessSchema.parse({ command, prompt_template: 'p', ...extra });
 
@@ -160,7 +162,14 @@ describe('a harness program', () => {
     ['not executable', h(['not-exec'], { environment: { PATH: bin } }), `${path.join(bin, 'not-exec')} is not executable`],
     ['a path that exists', h([path.join(bin, 'my-agent-cli')]), undefined],
     ['a path relative to the working directory', h(['./bin/my-agent-cli']), undefined],
-    ['a missing path', h(['./bin/gone']), `./bin/gone does not exist (${path.join(tmp, 'bin/gone')})`],
+    ['a missing path', h(['./bin/gone']), `its command names ./bin/gone, which does not exist (${path.join(tmp, 'bin/gone')})`],
+    ['a missing program under {harnesses}', h(['{harnesses}/gone.sh']), `its command names {harnesses}/gone.sh, which does not exist (${path.join(tmp, 'harnesses/gone.sh')})`],
+    // Issue 19: a script the interpreter is given is checked like the program itself.
+    ['a script under {harnesses} that exists', h([process.execPath, '{harnesses}/team_worker.py', '{prompt}']), undefined],
+    ['a missing script under {harnesses}, with the near name', h([process.execPath, '{harnesses}/team_wroker.py', '{prompt}']), `its command names {harnesses}/team_wroker.py, which does not exist (${path.join(tmp, 'harnesses/team_wroker.py')}) (did you mean team_worker.py?)`],
+    ['a missing file under {vault}', h([process.execPath, '{vault}/tools/run.py']), `its command names {vault}/tools/run.py, which does not exist (${path.join(tmp, 'tools/run.py')})`],
+    ['a missing absolute path', h([process.execPath, '--config', '/nonexistent/worker.toml']), 'its command names /nonexistent/worker.toml, which does not exist'],
+    ['flags, {prompt} and {model} name no file', h([process.execPath, '-p', '{prompt}', '--model', '{model}', '--out={harnesses}/x']), undefined],
     ['a Slurm harness is not judged here', h(['gone-cli'], { runner: { kind: 'slurm' } }), undefined],
   ] as const)('%s', (_what, harness, expected, over = {}) => {
     expect(programProblem(harness, { ...place, ...over })).toBe(expected);

@@ -4,6 +4,7 @@ import { substitute } from '../core/compose.js';
 import { closestField } from '../messages.js';
 import type { Harness } from '../schema/harness.js';
 import { sandboxStartProblem, type SandboxPlace } from '../sandbox/start-problem.js';
+import { resolveEndpoint } from '../proxy/endpoint.js';
 
 export interface ProgramPlace {
   /** Absolute path of the harnesses folder (`{harnesses}` in `command`). */
@@ -111,7 +112,17 @@ function executableProblem(harness: Harness, place: ProgramPlace): string | unde
 
 /** Why this harness cannot start: its program, else its sandbox (src/sandbox/start-problem.ts). */
 export function startProblem(harness: Harness, place: ProgramPlace): string | undefined {
-  return programProblem(harness, place) ?? (place.sandbox ? sandboxStartProblem(harness, place.sandbox) : undefined);
+  return programProblem(harness, place) ?? endpointProblem(harness) ?? (place.sandbox ? sandboxStartProblem(harness, place.sandbox) : undefined);
+}
+
+/**
+ * A harness that holds private keys must say where they go (DESIGN-18: the run's credential proxy
+ * adds them toward that endpoint only); without one they could only be handed to the worker.
+ */
+export function endpointProblem(harness: Harness): string | undefined {
+  if (harness.environment_from_private.length === 0) return undefined;
+  const choice = resolveEndpoint(harness);
+  return choice.ok ? undefined : `its private keys (${harness.environment_from_private.join(', ')}) have ${choice.reason}`;
 }
 
 /** Every harness that cannot start, with why: harness name → reason. */

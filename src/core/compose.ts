@@ -32,6 +32,11 @@ export interface ComposedCommand {
   readonly prompt: string;
   /** Names of env variables whose values are private: never logged. */
   readonly privateNames: readonly string[];
+  /**
+   * The runner opens fd 3 as a pipe for the program's start report (the sandbox's init says there
+   * when the worker itself could not be executed: src/sandbox/init.ts).
+   */
+  readonly statusPipe?: boolean;
 }
 
 export type ComposeResult = { ok: true; command: ComposedCommand } | { ok: false; reason: string };

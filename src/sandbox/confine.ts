@@ -152,7 +152,7 @@ export function prepareConfinement(job: ConfinementJob, options: ConfinementOpti
     const args = bwrapArgs(policy, { file: process.execPath, args: inner, cwd: job.command.cwd }, env);
     const made = socketDir;
     return {
-      command: { ...job.command, file: probed.bwrap, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: runDir },
+      command: { ...job.command, file: probed.bwrap, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cwd: runDir, statusPipe: true },
       runDir,
       socketDir,
       modelSocket: path.join(socketDir, 'model.sock'),

@@ -265,7 +265,7 @@ export function statusText(s: BoardStatus): string {
   }
   section('profiles and templates left out (fix them: the round ignores them)', s.leftOut.map(formatProblem));
   section('harnesses that cannot start (their cards wait)', s.cannotStart.map((h) => `${h.harness} — ${h.reason}`));
-  section('harnesses without the OS sandbox (`sandbox: none`: their workers see what the board sees)', s.unconfined.map((h) => `${h.harness} — ${h.reason}`));
+  section('harnesses without the OS sandbox (`sandbox: none`: their workers see what the board sees)', (s.unconfined ?? []).map((h) => `${h.harness} — ${h.reason}`));
   section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
   section('workers that failed (the last failure of each card not closed yet)', (s.failures ?? []).map((f) => `${f.card} — ${f.exit ? `${f.exit}: ` : ''}${f.reason}${f.log ? ` (log: ${f.log})` : ''}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));

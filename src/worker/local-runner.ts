@@ -69,10 +69,30 @@ export function localRunner(): WorkerRunner {
         const child = spawn(command.file, [...command.args], {
           cwd: command.cwd,
           env: { ...command.env },
-          stdio: ['ignore', out, out],
+          stdio: command.statusPipe ? ['ignore', out, out, 'pipe'] : ['ignore', out, out],
           detached: true,
           shell: false,
         });
+        // The sandbox's init says on fd 3 when the worker itself could not be executed.
+        let report = '';
+        const status = command.statusPipe ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
+        status?.on('data', (chunk: Buffer) => {
+          if (report.length < 4096) report += chunk.toString('utf8');
+        });
+        status?.on('error', () => undefined);
+        const statusEnded = status ? new Promise<void>((r) => status.once('end', () => r()).once('close', () => r())) : Promise.resolve();
+        const startErrorReported = (): WorkerExit['startError'] => {
+          for (const line of report.split('\n')) {
+            try {
+              const parsed = JSON.parse(line) as { startError?: { code?: unknown; message?: unknown } };
+              const e = parsed.startError;
+              if (e && typeof e.code === 'string' && typeof e.message === 'string') return { code: e.code.slice(0, 40), message: e.message.slice(0, 500) };
+            } catch {
+              // Not a report line.
+            }
+          }
+          return undefined;
+        };
         let settle!: (exit: WorkerExit) => void;
         const exited = new Promise<WorkerExit>((r) => (settle = r));
         let stopping: Promise<void> | undefined;
@@ -106,7 +126,12 @@ export function localRunner(): WorkerRunner {
         });
         child.once('spawn', () => {
           fs.closeSync(out);
-          child.once('exit', (code, signal) => settle({ exitCode: code, signal }));
+          child.once('exit', (code, signal) => {
+            void Promise.race([statusEnded, new Promise((r) => setTimeout(r, 500))]).then(() => {
+              const startError = startErrorReported();
+              settle(startError ? { exitCode: null, signal: null, startError } : { exitCode: code, signal });
+            });
+          });
           resolve({ facts: child.pid !== undefined ? { workerPid: child.pid } : {}, exited, stop });
         });
       });

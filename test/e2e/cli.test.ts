@@ -46,6 +46,10 @@ function recordingBoard() {
         '  HOME: /nonexistent-home',
         `  RECORD_DIR: "${recordDir}"`,
         'environment_from_private: [PROVIDER_KEY]',
+        // The key goes to the run's credential proxy, toward this endpoint only; the recorder
+        // writes outside the vault, which the sandbox allows only when the harness declares it.
+        'endpoint: { url_env: PROVIDER_URL, upstream: "http://127.0.0.1:9" }',
+        `sandbox: { write: ["${recordDir}"] }`,
         'credential_guard: guard.sh',
       ].join('\n'),
       'harnesses/guard.sh': '#!/bin/sh\nexit 0\n',
@@ -64,7 +68,7 @@ describe('board CLI as a process', () => {
     if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm test does)');
   });
 
-  it('spawns the worker with the template argv (no shell) and private keys in its environment only', async () => {
+  it('spawns the worker confined, with the template argv (no shell), and a placeholder where its private key would be', async () => {
     const { root, recordDir } = recordingBoard();
     const result = board(root, 'tick', '--now', NOW);
     expect(result.code).toBe(0);
@@ -78,20 +82,26 @@ describe('board CLI as a process', () => {
     const cardPath = path.join(vault, 'KANBAN/in-progress/hostile.md');
     expect(recorded.argv).toEqual(['--model=model-x', `Work ${cardPath} as ${path.join(vault, 'AGENTS/writer/PROFILE.md')}`]);
     expect(recorded.cwd).toBe(vault);
-    expect(recorded.env.PROVIDER_KEY).toBe('sk-very-secret-value-123');
+    // The key stays with the run's proxy: the worker has a placeholder and the proxy's URL.
+    expect(recorded.env.PROVIDER_KEY).toBe('board-placeholder-PROVIDER_KEY');
+    expect(recorded.env.PROVIDER_URL).toBe('http://127.0.0.1:47001');
     expect(recorded.env.UNUSED).toBeUndefined();
-    expect(recorded.env.HOME).toBe('/nonexistent-home');
+    // HOME and TMPDIR are the run's own folder (the sandbox's), never the board's.
+    expect(recorded.env.HOME).toMatch(/\/board-run-[^/]+\/home$/);
+    expect(recorded.env.TMPDIR).toMatch(/\/board-run-[^/]+\/tmp$/);
     expect(recorded.env.BOARD_CARD).toBe(cardPath);
     expect(recorded.env.BOARD_CLAIM).toBe(NOW);
-    // Nothing of the dispatcher's own environment leaks in but PATH.
-    expect(Object.keys(recorded.env).filter((k) => !k.startsWith('BOARD_')).sort()).toEqual(['HOME', 'PATH', 'PROVIDER_KEY', 'RECORD_DIR']);
+    expect(recorded.env.BOARD_CONFIG).toBeUndefined();
+    expect(recorded.env.BOARD_BIN).toBe('/run/board/bin/board');
+    // Nothing of the dispatcher's own environment leaks in but PATH (bubblewrap sets PWD).
+    expect(Object.keys(recorded.env).filter((k) => !k.startsWith('BOARD_')).sort()).toEqual(['HOME', 'PATH', 'PROVIDER_KEY', 'PROVIDER_URL', 'PWD', 'RECORD_DIR', 'TMPDIR']);
 
     // The hostile request never reached a shell.
     for (const f of ['pwned', 'pwned2', 'pwned3']) {
       expect(fs.existsSync(path.join(vault, f))).toBe(false);
       expect(fs.existsSync(path.join(root, f))).toBe(false);
     }
-    // The secret is nowhere but the worker's environment: not in stdout, logs, cards or run records.
+    // The secret is nowhere: not in the worker's environment, stdout, logs, cards or run records.
     await waitFor('the run to end', () => {
       const runs = fs.readdirSync(path.join(vault, 'KANBAN/.runs'));
       return runs.length > 0 && read(root, `vault/KANBAN/.runs/${runs[0]}`).includes('"exited"') ? true : undefined;

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
-import { groupAlive } from '../../src/worker/local-runner.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
 import { runCli, waitFor } from '../reliability/harness.js';
 
@@ -42,7 +41,8 @@ function stubbornBoard(config: Record<string, string> = {}, harness: Record<stri
       'models.yml': 'sh:\n  standard: none\n',
     },
   );
-  const pidsFile = path.join(root, 'pids');
+  // In the vault: a sandboxed worker writes there (its outputs), nowhere else outside its run folder.
+  const pidsFile = path.join(root, 'vault', 'pids');
   fs.writeFileSync(
     path.join(root, 'harnesses/sh.yml'),
     [
@@ -58,11 +58,24 @@ function stubbornBoard(config: Record<string, string> = {}, harness: Record<stri
   return { root, vault: path.join(root, 'vault'), pidsFile: `${pidsFile}.x.md` };
 }
 
-/** The worker's pid (its process group) and its grandchild's, once it has started. */
-async function workerPids(pidsFile: string): Promise<{ pgid: number; grandchild: number }> {
-  const text = await waitFor('the worker to start', () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, 'utf8').trim(), 20_000);
-  const [pgid, grandchild] = text.split(' ').map(Number);
-  return { pgid: pgid!, grandchild: grandchild! };
+/**
+ * The worker's processes as this host sees them, once it has started. A sandboxed worker lives in
+ * a PID namespace of its own, so the pids it writes are not this host's: its processes are found by
+ * the PIDS_FILE value in their environment instead (the shell and the `sleep` it left behind).
+ */
+async function workerPids(pidsFile: string): Promise<number[]> {
+  await waitFor('the worker to start', () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, 'utf8').trim(), 20_000);
+  const marker = `PIDS_FILE=${pidsFile.replace(/\.x\.md$/, '')}`;
+  return waitFor('the worker\'s processes', () => {
+    const found = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(marker) && alive(pid);
+      } catch {
+        return false;
+      }
+    });
+    return found.length >= 2 ? found : undefined;
+  }, 10_000);
 }
 
 function alive(pid: number): boolean {
@@ -83,9 +96,9 @@ function runRecords(vault: string): Record<string, unknown>[] {
     .map((n) => JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as Record<string, unknown>);
 }
 
-/** Wait until the whole group is gone, and say how long it took from `since`. */
-async function goneWithin(pids: { pgid: number; grandchild: number }, since: number): Promise<number> {
-  await waitFor('the worker group to be gone', () => !groupAlive(pids.pgid) && !alive(pids.pgid) && !alive(pids.grandchild), LIMIT_MS + 5_000, 200);
+/** Wait until every process of the worker is gone, and say how long it took from `since`. */
+async function goneWithin(pids: readonly number[], since: number): Promise<number> {
+  await waitFor('the worker group to be gone', () => pids.every((pid) => !alive(pid)), LIMIT_MS + 5_000, 200);
   return Date.now() - since;
 }
 
@@ -94,7 +107,7 @@ describe('workers under the board control', () => {
     const b = stubbornBoard();
     expect((await runCli(b.root, ['tick'])).code).toBe(0);
     const pids = await workerPids(b.pidsFile);
-    expect(alive(pids.pgid) && alive(pids.grandchild)).toBe(true);
+    expect(pids.every(alive)).toBe(true);
 
     const since = Date.now();
     const cancelled = await runCli(b.root, ['card', 'cancel', 'x.md', '--reason', 'wrong brief']);
@@ -171,4 +184,14 @@ describe('workers under the board control', () => {
     expect(data).toMatchObject({ attempts: 0 });
     expect(String(data.blocked)).toContain('never started 3 times in a row');
   }, 90_000);
+
+  it.concurrent('a sandboxed worker cannot forge the start report (its fd 3 is not the supervisor\'s): its exit is an exit, and spends an attempt', async () => {
+    const FORGER = `#!/bin/sh\necho '{"startError":{"code":"ENOENT","message":"forged"}}' >&3\necho "forged" > "$PIDS_FILE.$(basename "$BOARD_CARD")"\nexit 1\n`;
+    const b = stubbornBoard({}, {}, FORGER);
+    expect((await runCli(b.root, ['tick'])).code).toBe(0);
+    const record = await waitFor('the run record to end', () => runRecords(b.vault).find((r) => r.ended !== undefined), 20_000);
+    expect(fs.readFileSync(b.pidsFile, 'utf8').trim()).toBe('forged');
+    expect(record).toMatchObject({ state: 'exited', ended: 'exited', exitCode: 1 });
+    expect(record.startError).toBeUndefined();
+  }, 60_000);
 });

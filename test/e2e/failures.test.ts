@@ -34,13 +34,15 @@ function endedRuns(root: string, count: number): Promise<Array<Record<string, an
 
 describe('a failing worker, as a new user sees it', () => {
   it('a crashing Python worker: the reason and the log in the Record, the tick and status; blocked after the same failure twice', async () => {
-    const crash = `import os; print('reading the card with key', os.environ['PROVIDER_KEY']); raise ValueError('the input table has no header row')`;
+    // The worker holds only a placeholder for PROVIDER_KEY (the run's proxy holds the key); what it
+    // prints of a key-like token it met elsewhere is scrubbed all the same.
+    const crash = `import os; print('reading the card with key', os.environ['PROVIDER_KEY'], 'and token sk-live-0123456789abcdef'); raise ValueError('the input table has no header row')`;
     const root = makeBoard(
       { 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/pending/post.md': card(`function: write\nrequest: a blog post\n${base}`) },
       {
         'board.yml': 'vault: vault\nharnesses: harnesses\nmodels: models.yml\ndefault_harness: fake\nlogs: logs\nprivate_env: private.env\n',
         'private.env': `PROVIDER_KEY=${SECRET}\n`,
-        'harnesses/fake.yml': `command: ["python3", "-c", ${JSON.stringify(crash)}, "{prompt}"]\nprompt_template: p\ncredential_guard: guard.sh\nenvironment_from_private: [PROVIDER_KEY]\n`,
+        'harnesses/fake.yml': `command: ["python3", "-c", ${JSON.stringify(crash)}, "{prompt}"]\nprompt_template: p\nenvironment:\n  PATH: /usr/local/bin:/usr/bin:/bin\ncredential_guard: guard.sh\nenvironment_from_private: [PROVIDER_KEY]\nendpoint: { url_env: PROVIDER_URL, upstream: "http://127.0.0.1:9" }\n`,
       },
     );
     fs.chmodSync(path.join(root, 'private.env'), 0o600);
@@ -52,8 +54,10 @@ describe('a failing worker, as a new user sees it', () => {
     expect(first!.exitCode).toBe(1);
     expect(first!.reason).toBe(REASON);
     expect(first!.tail).toContain('Traceback (most recent call last):');
-    // The key the worker printed never reaches the record.
+    // The key never reached the worker, and the token it printed never reaches the record.
     expect(JSON.stringify(first)).not.toContain(SECRET);
+    expect(first!.tail).toContain('board-placeholder-PROVIDER_KEY');
+    expect(first!.tail).not.toContain('sk-live-0123456789abcdef');
     expect(first!.tail).toContain('<redacted>');
     const log = first!.log as string;
     expect(fs.readFileSync(log, 'utf8')).toContain(REASON);

@@ -128,6 +128,8 @@ describe('hostile cards', () => {
           'environment:',
           `  RECORD_DIR: "${recordDir}"`,
           'environment_from_private: [PROVIDER_KEY]',
+          'endpoint: { url_env: PROVIDER_URL, upstream: "http://127.0.0.1:9" }',
+          `sandbox: { write: ["${recordDir}"] }`,
           'credential_guard: guard.sh',
         ].join('\n'),
         'models.yml': 'rec:\n  standard: model-x\n',
@@ -143,7 +145,7 @@ describe('hostile cards', () => {
       const dir = path.join(root, 'vault/KANBAN/.runs');
       return fs.existsSync(dir) && fs.readdirSync(dir).every((f) => read(root, `vault/KANBAN/.runs/${f}`).includes('"exited"')) || undefined;
     }, 30_000);
-    // The worker did receive it (so the test would see a leak if there was one).
+    // The worker ran and read its variable (a placeholder now: the run's proxy holds the value).
     expect(fs.readdirSync(recordDir).map((f) => fs.readFileSync(path.join(recordDir, f), 'utf8'))).toContain('false');
 
     const leaks: string[] = [];

@@ -142,7 +142,10 @@ describe('the verbs channel', () => {
     const ran = await client(['card', 'note', CARD, 'x'], { BOARD_VERBS_URL: c.url, BOARD_CLAIM: CLAIM });
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/the claim 2026-12-01T00:00:00.000Z is no longer held/);
-    expect(snapshotTree(c.root)).toEqual(before);
+    // Nothing written but the board's own note of the refusal (the run's reason, in KANBAN/.runs/).
+    const after = new Map([...snapshotTree(c.root)].filter(([f]) => !f.startsWith('vault/KANBAN/.runs/')));
+    expect(after).toEqual(before);
+    expect(fs.readdirSync(path.join(c.vault, 'KANBAN/.runs'))).toEqual([expect.stringMatching(/\.refused$/)]);
   });
 
   it('shows any card and answers help', async () => {

@@ -10,6 +10,8 @@ import { newCard, type NewCardArgs } from '../card/new.js';
 import { noteCard } from '../card/note.js';
 import { unblockCard } from '../card/unblock.js';
 import { yieldCard } from '../card/yield.js';
+import { rewireCard } from '../card/rewire.js';
+import { listChildren } from '../card/children.js';
 import { loadBoard } from '../config/load-config.js';
 import { RoundError } from '../errors.js';
 import { acquireRoundLock } from '../vault/lock.js';
@@ -93,6 +95,25 @@ export async function cardBlockCommand(card: string, reason: string, options: Gl
 
 export async function cardYieldCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
   return print(options, env, await yieldCard(await cardContext(options, env), card, options.until));
+}
+
+export async function cardRewireCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
+  return print(options, env, await rewireCard(await cardContext(options, env), card, options.until));
+}
+
+/** `board card children CARD`: reads only, journals nothing. */
+export async function cardChildrenCommand(card: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  const result = await listChildren(await cardContext(options, env), card);
+  if (options.json) {
+    env.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`${result.director}: ${result.children.length === 0 ? 'no children (no card names it as its director)' : `${result.children.length} ${result.children.length === 1 ? 'child' : 'children'}`}${result.awaits ? `; waits on ${result.awaits}` : ''}`];
+  for (const c of result.children) {
+    lines.push(`  ${`${c.folder}/`.padEnd(13)} ${c.card}${c.awaited ? '  ← awaited' : ''}${c.flow ? `  [flow ${c.flow}]` : ''}${c.blocked ? `  blocked: ${c.blocked}` : ''}${c.request ? `\n  ${' '.repeat(13)} "${c.request}"` : ''}`);
+  }
+  env.stdout(`${terminalLines(lines.join('\n'))}\n`);
+  return 0;
 }
 
 export async function cardCancelCommand(card: string, options: GlobalOptions & { reason: string }, env: CommandEnv): Promise<number> {

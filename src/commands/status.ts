@@ -6,6 +6,7 @@ import { terminalLines } from '../format/control.js';
 import { kanbanColumns, kanbanText } from '../status/kanban.js';
 import { UsageError } from '../errors.js';
 import { unstartableHarnesses } from '../config/program.js';
+import { flowCardsOf, flowProblems, type FlowProblem } from '../core/flows.js';
 
 /** `board status`: the board at a glance. Reads only; plans exactly as `tick` would. */
 export interface StatusOptions extends GlobalOptions {
@@ -17,9 +18,11 @@ export interface StatusOptions extends GlobalOptions {
 
 export async function statusCommand(options: StatusOptions, env: CommandEnv): Promise<number> {
   const { board, layout, now } = await prepare(options, env);
-  const plan = await planFromVault({ board, layout, now });
+  let flows: FlowProblem[] = [];
+  const plan = await planFromVault({ board, layout, now }, undefined, (snapshot) => void (flows = flowProblems(flowCardsOf(snapshot))));
   const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
     harnessProblems: board.harnessProblems,
+    flows,
     unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: board.config.harnessesDir, vault: board.config.vault, boardPath: env.env.PATH ?? '/usr/bin:/bin' }),
   });
   if (options.board) {

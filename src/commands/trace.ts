@@ -7,7 +7,13 @@ import { traceMermaid } from '../journal/mermaid.js';
 function short(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
   const who = e.profile && e.profile !== e.actor ? `${e.actor} → ${e.profile}` : e.actor;
-  return `${e.kind} ${e.card ?? ''} [${who}] ${time}${e.detail ? ` — ${e.detail}` : ''}${e.pid !== undefined ? ` (pid ${e.pid})` : ''}`;
+  return `${e.kind} ${e.card ?? ''} [${who}] ${time}${e.detail ? ` — ${e.detail}` : ''}${said(e)}${e.pid !== undefined ? ` (pid ${e.pid})` : ''}`;
+}
+
+/** What a verb was given that its detail does not say: a note's text, a failure's reason. */
+function said(e: JournalEvent): string {
+  const text = e.data?.text ?? e.data?.reason;
+  return typeof text === 'string' && text !== '' && !(e.detail ?? '').includes(text) ? `: "${text}"` : '';
 }
 
 function toJson(node: TraceNode): unknown {

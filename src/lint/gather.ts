@@ -41,13 +41,14 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   // fails lint as it fails every tick.
   if (config.private_env) await readPrivateEnv(path.resolve(base, config.private_env));
 
-  const [profiles, cards, harnesses, models] = await Promise.all([
+  const [profiles, cards, harnesses, models, archivedNames] = await Promise.all([
     readProfiles(layout),
     readCards(layout),
     readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, { harnessesDir, vault: layout.root, boardPath: where.env.PATH ?? '/usr/bin:/bin' }),
     readYaml(path.resolve(base, config.models)),
+    readArchivedNames(layout),
   ]);
-  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness };
+  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness, archivedNames };
 }
 
 async function readYaml(file: string): Promise<ReadDoc> {
@@ -122,6 +123,13 @@ async function readCards(layout: VaultLayout): Promise<CardDoc[]> {
       return mapLimit(names, CONCURRENCY, async (n) => ({ ...(await readFrontMatter(path.join(dir, n), layout.relative(path.join(dir, n)))), template }));
     }),
   );
+  return lists.flat();
+}
+
+/** Card names in archive/YYYY-MM/ (only names: a flow's child may rest there). */
+async function readArchivedNames(layout: VaultLayout): Promise<string[]> {
+  const months = (await entries(layout.archive)).filter((d) => d.isDirectory());
+  const lists = await Promise.all(months.map(async (m) => (await entries(path.join(layout.archive, m.name))).filter((e) => e.isFile() && isCardFileName(e.name)).map((e) => e.name)));
   return lists.flat();
 }
 

@@ -1,5 +1,6 @@
 import { checkAmbiguity } from './ambiguity.js';
 import { checkUnknownFields } from './fields.js';
+import { checkFlows } from './flows.js';
 import { checkHarnessGuards } from './harness-guard.js';
 import { checkModels } from './models.js';
 import { checkPrograms } from './program.js';
@@ -21,6 +22,7 @@ export function lint(input: LintInput): Finding[] {
     ...checkHarnessGuards(input),
     ...checkPrograms(input),
     ...checkModels(input),
+    ...checkFlows(input),
   ];
   const key = (f: Finding) => `${f.file}\u0000${f.field ?? ''}\u0000${f.check}\u0000${f.reason}`;
   return findings.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

@@ -1,5 +1,5 @@
 /** What `board lint` reports: one finding per problem, named by file, field and reason. */
-export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program';
+export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program' | 'flows';
 
 export interface Finding {
   readonly check: LintCheck;
@@ -48,6 +48,8 @@ export interface LintInput {
   readonly harnesses: readonly HarnessDoc[];
   readonly models: ReadDoc;
   readonly defaultHarness: string;
+  /** Card names in KANBAN/archive/*: where a flow's child may be (deaf flows). */
+  readonly archivedNames?: readonly string[];
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

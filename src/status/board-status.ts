@@ -11,6 +11,7 @@ import { mapLimit, readParsed } from '../vault/read-card.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
 import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
+import type { FlowProblem } from '../core/flows.js';
 import type { FileProblem } from '../core/types.js';
 import { formatProblem } from '../errors.js';
 import { debris, isNotACard, leftOutNote, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type StartFailure, type TemplateDue } from './facts.js';
@@ -43,6 +44,8 @@ export interface BoardStatus {
   /** Temp files of interrupted writes and retired round locks, which the rounds clean up. */
   readonly debris: readonly Debris[];
   readonly lastRound: LastRound | null;
+  /** Directors that wait forever: a `dependent_task` naming no card anywhere, or waiting on each other (core/flows.ts). */
+  readonly flows?: readonly { card: string; kind: 'deaf' | 'cycle'; reason: string }[];
   /** Something at KANBAN/.board.lock no round can take over (issue 12): every tick fails until a human acts. */
   readonly lockProblem?: string;
 }
@@ -52,6 +55,8 @@ export interface StatusExtras {
   readonly harnessProblems?: readonly FileProblem[];
   /** Harnesses whose program cannot be started, with why (config/program.ts). */
   readonly unstartable?: ReadonlyMap<string, string>;
+  /** Deaf and circular flows found in the round's snapshot. */
+  readonly flows?: readonly FlowProblem[];
 }
 
 export interface InProgressStatus {
@@ -212,6 +217,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     templates,
     debris: left,
     lastRound: lastRound ?? null,
+    ...(extras.flows && extras.flows.length > 0 ? { flows: extras.flows.map((f) => ({ card: f.card, kind: f.kind, reason: f.reason })) } : {}),
     ...(lockProblem ? { lockProblem } : {}),
   };
 }
@@ -257,6 +263,7 @@ export function statusText(s: BoardStatus): string {
   section('profiles and templates left out (fix them: the round ignores them)', s.leftOut.map(formatProblem));
   section('harnesses that cannot start (their cards wait)', s.cannotStart.map((h) => `${h.harness} — ${h.reason}`));
   section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
+  section('flows that wait forever (deaf or circular: repair with `board card rewire`)', (s.flows ?? []).map((f) => `${f.card} — ${f.reason}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(
     'waiting',

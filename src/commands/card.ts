@@ -13,7 +13,7 @@ import { yieldCard } from '../card/yield.js';
 import { rewireCard } from '../card/rewire.js';
 import { listChildren } from '../card/children.js';
 import { loadBoard } from '../config/load-config.js';
-import { RoundError } from '../errors.js';
+import { RoundError, UsageError } from '../errors.js';
 import { acquireRoundLock } from '../vault/lock.js';
 import { VaultLayout } from '../vault/layout.js';
 import { resolveNow, type CommandEnv, type GlobalOptions } from './common.js';
@@ -45,9 +45,19 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
     maxAttempts = board.config.max_attempts;
   }
   const layout = new VaultLayout(root);
+  await assertBoardAt(layout, options.vault ? '--vault' : vaultArg ? 'BOARD_VAULT' : 'the config\'s `vault`');
   // No verb reads or writes through a state folder that is a link (CONTRACT "What the census reads").
   await assertRealFolders(layout);
   return { layout, now, maxAttempts, env: env.env, cwd: env.cwd };
+}
+
+/** A vault without KANBAN/ is a wrong path, said in one line (not a stack from the first mkdir). */
+async function assertBoardAt(layout: VaultLayout, source: string): Promise<void> {
+  const problem = await fs.stat(layout.kanban).then(
+    (st) => (st.isDirectory() ? undefined : 'is not a folder'),
+    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code ?? error.message})`),
+  );
+  if (problem) throw new UsageError(`no board at ${layout.root}: ${layout.kanban} ${problem} (the vault comes from ${source}: is it right?)`);
 }
 
 async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message, data?: Record<string, string>): Promise<number> {

@@ -1,4 +1,7 @@
+import fs from 'node:fs/promises';
 import { readLastRound } from '../round/last-round.js';
+import { privateEnvModeSentence } from '../messages.js';
+import type { FileProblem } from '../core/types.js';
 import { planFromVault } from '../round/plan-from-vault.js';
 import { boardStatus, statusText } from '../status/board-status.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
@@ -23,6 +26,7 @@ export async function statusCommand(options: StatusOptions, env: CommandEnv): Pr
   const status = await boardStatus(layout, plan, now, await readLastRound(board.config.logsDir), {
     harnessProblems: board.harnessProblems,
     flows,
+    warnings: await privateEnvWarnings(board.config.privateEnvFile),
     unstartable: unstartableHarnesses(board.harnesses, { harnessesDir: board.config.harnessesDir, vault: board.config.vault, boardPath: env.env.PATH ?? '/usr/bin:/bin' }),
   });
   if (options.board) {
@@ -34,4 +38,11 @@ export async function statusCommand(options: StatusOptions, env: CommandEnv): Pr
   }
   env.stdout(options.json ? `${JSON.stringify(status, null, 2)}\n` : terminalLines(statusText(status)));
   return 0;
+}
+
+/** A private env file readable by group or others: a warning here, an error in `lint`. */
+async function privateEnvWarnings(file: string | undefined): Promise<FileProblem[]> {
+  if (!file) return [];
+  const mode = await fs.stat(file).then((s) => s.mode, () => undefined);
+  return mode !== undefined && (mode & 0o077) !== 0 ? [{ file, field: 'private_env', reason: privateEnvModeSentence(mode) }] : [];
 }

@@ -39,7 +39,9 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   const harnessesDir = path.resolve(base, config.harnesses);
   // The private env file is config too: a malformed one (file and line named, never the value)
   // fails lint as it fails every tick.
-  if (config.private_env) await readPrivateEnv(path.resolve(base, config.private_env));
+  const privateEnvFile = config.private_env ? path.resolve(base, config.private_env) : undefined;
+  if (privateEnvFile) await readPrivateEnv(privateEnvFile);
+  const privateEnv = privateEnvFile ? { file: privateEnvFile, mode: (await fs.stat(privateEnvFile)).mode } : undefined;
 
   const [profiles, cards, harnesses, models, archivedNames] = await Promise.all([
     readProfiles(layout),
@@ -48,7 +50,7 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
     readYaml(path.resolve(base, config.models)),
     readArchivedNames(layout),
   ]);
-  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness, archivedNames };
+  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness, archivedNames, ...(privateEnv ? { privateEnv } : {}) };
 }
 
 async function readYaml(file: string): Promise<ReadDoc> {

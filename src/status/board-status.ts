@@ -57,6 +57,8 @@ export interface StatusExtras {
   readonly unstartable?: ReadonlyMap<string, string>;
   /** Deaf and circular flows found in the round's snapshot. */
   readonly flows?: readonly FlowProblem[];
+  /** More warnings the command found (a private env file others can read). */
+  readonly warnings?: readonly FileProblem[];
 }
 
 export interface InProgressStatus {
@@ -210,7 +212,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     falseCloses,
     unreadable,
     leftOut: [...plan.profileProblems, ...plan.templateProblems, ...(extras.harnessProblems ?? [])],
-    warnings: plan.warnings ?? [],
+    warnings: [...(extras.warnings ?? []), ...(plan.warnings ?? [])],
     notCards: declared,
     cannotStart: [...(extras.unstartable ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
     couldNotStart,

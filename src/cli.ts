@@ -21,7 +21,7 @@ import type { TraceOptions } from './commands/trace.js';
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
   return command
-    .option('--config <file>', 'board config (default: $BOARD_CONFIG, else ./board.yml)')
+    .option('--config <file>', 'board config (default: $BOARD_CONFIG, else board.yml in the current folder or the nearest folder above it)')
     .option('--vault <dir>', "the vault's root, overriding `vault` in the config")
     .addOption(new Option('--now <iso>', 'the clock, as an ISO 8601 time (previews and tests)'))
     .option('--json', 'one JSON document on stdout; logs stay on stderr')

@@ -54,7 +54,9 @@ export async function newCard(ctx: CardContext, args: NewCardArgs): Promise<Card
   const request = args.request.trim();
   if (fn === '') usage('--function: empty');
   if (request === '') usage('--request: empty');
-  if (args.priority !== undefined && args.priority !== 'urgent' && args.priority !== 'normal') usage(`--priority: "${args.priority}" is not normal or urgent`);
+  // Normalized as the census reads `priority` in a file (CONTRACT "Matching"): URGENT is urgent.
+  const priority = args.priority !== undefined ? normalize(args.priority) : undefined;
+  if (priority !== undefined && priority !== 'urgent' && priority !== 'normal') usage(`--priority: "${args.priority}" is not normal or urgent`);
   if ((args.flow === undefined) !== (args.director === undefined)) usage('--flow and --director go together: a child card names its flow and its director');
   if (args.pushReason !== undefined && args.recipient === undefined) usage('--push-reason needs --recipient');
 
@@ -92,7 +94,7 @@ export async function newCard(ctx: CardContext, args: NewCardArgs): Promise<Card
     ['created', created],
     ['origin', origin],
   ];
-  if (args.priority !== undefined) fields.push(['priority', args.priority]);
+  if (priority !== undefined) fields.push(['priority', priority]);
   if (args.recipient !== undefined) fields.push(['recipient', args.recipient.trim()]);
   if (args.pushReason !== undefined) fields.push(['push_reason', args.pushReason.trim()]);
   if (args.flow !== undefined) fields.push(['flow', args.flow.trim()]);

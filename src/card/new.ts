@@ -13,7 +13,8 @@ import { refuse, usage, type CardContext, type CardResult } from './context.js';
 import { checkFence } from './fence.js';
 import { findCard, stateFolders } from './find-card.js';
 import { requireDirector } from './profile-of.js';
-import { toVaultPath } from './vault-path.js';
+import { onTheBoard, toVaultPath } from './vault-path.js';
+import { awaitedCard } from '../core/flows.js';
 
 export interface NewCardArgs {
   readonly function: string;
@@ -62,6 +63,14 @@ export async function newCard(ctx: CardContext, args: NewCardArgs): Promise<Card
 
   const inputs = parseInputs(ctx, args.inputs ?? []);
   const destination = args.destination !== undefined ? toVaultPath(ctx.layout, args.destination, '--destination') : undefined;
+  // What the census would block (core/census.ts), refused before the card is written.
+  if (destination !== undefined && (await onTheBoard(ctx.layout, destination))) refuse(`--destination ${destination}: an output never lives on the board itself (KANBAN/)`);
+  for (const [slot, value] of Object.entries(inputs)) {
+    for (const p of Array.isArray(value) ? value : [value]) {
+      if (slot === 'dependent_task' && awaitedCard(p) !== undefined) continue;
+      if (await onTheBoard(ctx.layout, p)) refuse(`--input ${slot}=${p}: an input never lies on the board itself (KANBAN/); only dependent_task names a card, as KANBAN/done/<card>`);
+    }
+  }
 
   // Who is creating it: a human at a terminal, or the worker of a card (a director).
   let origin = args.origin?.trim() || 'human';

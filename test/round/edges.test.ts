@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeCard } from '../../src/card/close.js';
+import { newCard } from '../../src/card/new.js';
 import { CardRefused } from '../../src/card/context.js';
 import type { CommandEnv } from '../../src/commands/common.js';
 import { dryRunCommand } from '../../src/commands/dry-run.js';
@@ -90,6 +91,20 @@ describe('a destination or an input on the board itself', () => {
     const plan = await dryRun(root);
     expect(plan.blocked).toEqual([]);
     expect(plan.dispatch.map((d) => d.card)).toEqual(['p.md']);
+  });
+});
+
+describe('board card new with a destination or an input on the board', () => {
+  it('is refused before anything is written; dependent_task to a card in done/ is not', async () => {
+    const root = makeBoard({});
+    const vault = path.join(root, 'vault');
+    fs.symlinkSync('KANBAN', path.join(vault, 'kb'));
+    const ctx = { layout: new VaultLayout(vault), now: new Date(NOW), maxAttempts: 3, env: {}, cwd: vault };
+    await expect(newCard(ctx, { function: 'w', request: 'r', destination: 'KANBAN/pending/x.md' })).rejects.toThrow(/--destination KANBAN\/pending\/x\.md: an output never lives on the board itself/);
+    await expect(newCard(ctx, { function: 'w', request: 'r', destination: 'kb/pending/x.md' })).rejects.toThrow(/never lives on the board itself/);
+    await expect(newCard(ctx, { function: 'w', request: 'r', inputs: ['notes=KANBAN/done/a.md'] })).rejects.toThrow(/--input notes=KANBAN\/done\/a\.md: an input never lies on the board itself/);
+    expect(fs.readdirSync(path.join(vault, 'KANBAN/pending')).filter((f) => f.endsWith('.md'))).toEqual([]);
+    expect((await newCard(ctx, { function: 'w', request: 'r', inputs: ['dependent_task=KANBAN/done/a.md'] })).state).toBe('pending');
   });
 });
 

@@ -21,7 +21,7 @@ import type { TraceOptions } from './commands/trace.js';
 /** The options every command takes (CONTRACT "Commands"). */
 export function withGlobalOptions(command: Command): Command {
   return command
-    .option('--config <file>', 'board config (default: $BOARD_CONFIG, else ./board.yml)')
+    .option('--config <file>', 'board config (default: $BOARD_CONFIG, else board.yml in the current folder or the nearest folder above it)')
     .option('--vault <dir>', "the vault's root, overriding `vault` in the config")
     .addOption(new Option('--now <iso>', 'the clock, as an ISO 8601 time (previews and tests)'))
     .option('--json', 'one JSON document on stdout; logs stay on stderr')
@@ -115,6 +115,9 @@ export function buildProgram(): Command {
     .option('--handles <phrase>', 'a phrase it takes (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--refuses <phrase>', 'a phrase that rules it out (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--description <text>', 'what it does and does not do')
+    .option('--director', 'a director: chains --profiles with a failure policy, mounts no skills')
+    .option('--profiles <a,b>', 'with --director: the profiles it chains, comma-separated, in order')
+    .option('--failure-policy <policy>', 'with --director: what a failure does (default block)')
     .action((name: string, options: ProfileNewOptions) => runAction(async (o: ProfileNewOptions, env) => (await import('./commands/profile.js')).profileNewCommand(name, o, env))(options));
 
   withGlobalOptions(program.command('tick'))
@@ -162,6 +165,13 @@ export function buildProgram(): Command {
     .description("the director's yield: sleep in pending/ on inputs.dependent_task until the child is in done/ (no attempt spent)")
     .requiredOption('--until <child>', 'the child card (file name or path)')
     .action((ref: string, options: GlobalOptions & { until: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardYieldCommand(ref, o, env))(options));
+  withGlobalOptions(card.command('rewire').argument('<card>'))
+    .description("a human's repair of a sleeping director: inputs.dependent_task = the child's done/ path, by yield's wiring self-check (the child must name CARD as its director)")
+    .requiredOption('--until <child>', 'the child card (file name or path)')
+    .action((ref: string, options: GlobalOptions & { until: string }) => runAction(async (o: typeof options, env) => (await import('./commands/card.js')).cardRewireCommand(ref, o, env))(options));
+  withGlobalOptions(card.command('children').argument('<card>'))
+    .description("a director's children (cards whose `director` names it), wherever they are, and which one it waits on")
+    .action((ref: string, options: GlobalOptions) => runAction(async (o: GlobalOptions, env) => (await import('./commands/card.js')).cardChildrenCommand(ref, o, env))(options));
 
   withGlobalOptions(card.command('cancel').argument('<card>'))
     .description("a human's stop: stops the card's worker, returns the card to pending/ and blocks it with the reason")

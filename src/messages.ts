@@ -267,3 +267,10 @@ export function fieldLine(text: string, field: string): number | undefined {
 export function duplicateNameSentence(name: string, others: readonly string[]): string {
   return `\`name\` "${name}" is also declared by ${others.join(', ')}: two profiles cannot share a name, so the board leaves both out until one is renamed`;
 }
+
+/** A private env file others can read (mode & 0o077): the keys it holds are anyone's on the host. */
+export function privateEnvModeSentence(mode: number): string {
+  const octal = (mode & 0o777).toString(8).padStart(3, '0');
+  const who = [mode & 0o070 ? 'its group' : '', mode & 0o007 ? 'every user' : ''].filter(Boolean).join(' and ');
+  return `the private env file is readable by ${who} (mode ${octal}): the keys in it are theirs too; \`chmod 600\` it`;
+}

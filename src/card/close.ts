@@ -8,7 +8,7 @@ import { actorFor, refuse, usage, type CardContext, type CardResult } from './co
 import { checkFence, expectClaim } from './fence.js';
 import { requireState } from './find-card.js';
 import { cardTransaction } from './transaction.js';
-import { existingVaultPath } from './vault-path.js';
+import { existingVaultPath, onTheBoard } from './vault-path.js';
 
 export interface CloseArgs {
   readonly paths: readonly string[];
@@ -47,7 +47,7 @@ export async function closeCard(ctx: CardContext, ref: string, args: CloseArgs):
       const paths: string[] = [];
       for (const p of args.paths) {
         const rel = await existingVaultPath(ctx.layout, p, '--path');
-        if (rel === 'KANBAN' || rel.startsWith('KANBAN/')) refuse(`--path ${rel}: an output never lives on the board itself`);
+        if (await onTheBoard(ctx.layout, rel)) refuse(`--path ${rel}: an output never lives on the board itself (KANBAN/, links resolved)`);
         if (!paths.includes(rel)) paths.push(rel);
       }
       const to = path.join(ctx.layout.done, found.name);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseText } from '../vault/read-card.js';
 import { cardSchema, type Card } from '../schema/card.js';
 import { formatProblem } from '../errors.js';
-import { isCardFileName, type VaultLayout } from '../vault/layout.js';
+import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { refuse, usage } from './context.js';
 
 export type FoundState = 'pending' | 'in-progress' | 'done' | 'archive';
@@ -58,6 +58,8 @@ export async function cardNameOf(layout: VaultLayout, ref: string, cwd: string):
 
 function checkName(name: string): string {
   if (!isCardFileName(name)) usage(`CARD: "${name}" is not a card file name (a visible .md file)`);
+  const problem = cardNameProblem(name);
+  if (problem) usage(`CARD: ${problem}`);
   return name;
 }
 

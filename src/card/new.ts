@@ -13,7 +13,8 @@ import { refuse, usage, type CardContext, type CardResult } from './context.js';
 import { checkFence } from './fence.js';
 import { findCard, stateFolders } from './find-card.js';
 import { requireDirector } from './profile-of.js';
-import { toVaultPath } from './vault-path.js';
+import { onTheBoard, toVaultPath } from './vault-path.js';
+import { awaitedCard } from '../core/flows.js';
 
 export interface NewCardArgs {
   readonly function: string;
@@ -54,12 +55,22 @@ export async function newCard(ctx: CardContext, args: NewCardArgs): Promise<Card
   const request = args.request.trim();
   if (fn === '') usage('--function: empty');
   if (request === '') usage('--request: empty');
-  if (args.priority !== undefined && args.priority !== 'urgent' && args.priority !== 'normal') usage(`--priority: "${args.priority}" is not normal or urgent`);
+  // Normalized as the census reads `priority` in a file (CONTRACT "Matching"): URGENT is urgent.
+  const priority = args.priority !== undefined ? normalize(args.priority) : undefined;
+  if (priority !== undefined && priority !== 'urgent' && priority !== 'normal') usage(`--priority: "${args.priority}" is not normal or urgent`);
   if ((args.flow === undefined) !== (args.director === undefined)) usage('--flow and --director go together: a child card names its flow and its director');
   if (args.pushReason !== undefined && args.recipient === undefined) usage('--push-reason needs --recipient');
 
   const inputs = parseInputs(ctx, args.inputs ?? []);
   const destination = args.destination !== undefined ? toVaultPath(ctx.layout, args.destination, '--destination') : undefined;
+  // What the census would block (core/census.ts), refused before the card is written.
+  if (destination !== undefined && (await onTheBoard(ctx.layout, destination))) refuse(`--destination ${destination}: an output never lives on the board itself (KANBAN/)`);
+  for (const [slot, value] of Object.entries(inputs)) {
+    for (const p of Array.isArray(value) ? value : [value]) {
+      if (slot === 'dependent_task' && awaitedCard(p) !== undefined) continue;
+      if (await onTheBoard(ctx.layout, p)) refuse(`--input ${slot}=${p}: an input never lies on the board itself (KANBAN/); only dependent_task names a card, as KANBAN/done/<card>`);
+    }
+  }
 
   // Who is creating it: a human at a terminal, or the worker of a card (a director).
   let origin = args.origin?.trim() || 'human';
@@ -92,7 +103,7 @@ export async function newCard(ctx: CardContext, args: NewCardArgs): Promise<Card
     ['created', created],
     ['origin', origin],
   ];
-  if (args.priority !== undefined) fields.push(['priority', args.priority]);
+  if (priority !== undefined) fields.push(['priority', priority]);
   if (args.recipient !== undefined) fields.push(['recipient', args.recipient.trim()]);
   if (args.pushReason !== undefined) fields.push(['push_reason', args.pushReason.trim()]);
   if (args.flow !== undefined) fields.push(['flow', args.flow.trim()]);

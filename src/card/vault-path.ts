@@ -41,3 +41,23 @@ export async function existingVaultPath(layout: VaultLayout, given: string, what
   if (real !== root && !real.startsWith(root + path.sep)) refuse(`${what}: ${rel} leads outside the vault (to ${real})`);
   return rel;
 }
+
+/**
+ * Whether a vault path lies on the board itself (`KANBAN/`) once links are resolved: by its
+ * letters, or because the nearest part of it that exists resolves into the board's folder (a
+ * `kb` link to `KANBAN` makes `kb/done` the board too).
+ */
+export async function onTheBoard(layout: VaultLayout, rel: string): Promise<boolean> {
+  if (/^kanban(\/|$)/i.test(rel)) return true;
+  const board = await fs.realpath(layout.kanban).catch(() => layout.kanban);
+  for (let at = layout.absolute(rel); at !== path.dirname(at); at = path.dirname(at)) {
+    let real: string;
+    try {
+      real = await fs.realpath(at);
+    } catch {
+      continue; // not there: its nearest existing ancestor decides
+    }
+    return real === board || real.startsWith(board + path.sep);
+  }
+  return false;
+}

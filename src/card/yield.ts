@@ -1,17 +1,12 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { parseFrontMatter } from '../format/frontmatter.js';
-import { recordStamp } from '../format/record.js';
-import { editCard } from '../vault/edit-card.js';
-import { actorFor, refuse, type CardContext, type CardResult } from './context.js';
+import { actorFor, type CardContext, type CardResult } from './context.js';
 import { checkFence, expectClaim } from './fence.js';
-import { findCard, requireState } from './find-card.js';
+import { requireState } from './find-card.js';
+import { DEPENDENT_TASK, verifyWiring, wiringTo } from './wiring.js';
 import { returnOrRefuse } from './fail.js';
 import { cardTransaction } from './transaction.js';
 import { requireDirector } from './profile-of.js';
 
-/** The slot a director sleeps on: the input gate the dispatcher already has. */
-export const DEPENDENT_TASK = 'dependent_task';
+export { DEPENDENT_TASK } from './wiring.js';
 
 /**
  * `board card yield CARD --until CHILD`: the director's yield. `inputs.dependent_task` becomes
@@ -33,14 +28,7 @@ export async function yieldCard(ctx: CardContext, ref: string, until: string): P
     requireState(found, ['in-progress'], 'yield');
     const director = await requireDirector(ctx.layout, found.card.agent, `cannot yield ${found.name}`);
 
-    const child = await findCard(ctx.layout, until, ctx.cwd);
-    if (child.name === found.name) refuse(`--until ${child.name}: a director cannot wait for its own card`);
-    if (child.card.director !== found.name) {
-      refuse(`wiring self-check failed: ${child.name} names ${JSON.stringify(child.card.director ?? null)} as its director, not ${found.name}; nothing written`);
-    }
-    if (child.state === 'archive') refuse(`--until ${child.name}: the child is archived (${child.folder}/), it will never appear in done/`);
-    const value = `KANBAN/done/${child.name}`;
-    if (path.posix.basename(value) !== child.name) refuse(`wiring self-check failed: ${value} does not end in ${child.name}; nothing written`);
+    const { child, value } = await wiringTo(ctx, found, until, 'yield');
 
     const expect = expectClaim(ctx, found.name, 'yield');
     const actor = actorFor(ctx, found.card.agent);
@@ -58,13 +46,7 @@ export async function yieldCard(ctx: CardContext, ref: string, until: string): P
     });
 
     // The self-check the standard asks of every director: re-read its own card and compare.
-    const after = parseFrontMatter(await fs.readFile(to, 'utf8')).data;
-    const written = (after.inputs as Record<string, unknown> | undefined)?.[DEPENDENT_TASK];
-    if (typeof written !== 'string' || path.posix.basename(written) !== child.name) {
-      const reason = `wiring self-check failed after writing: inputs.${DEPENDENT_TASK} is ${JSON.stringify(written ?? null)}, not ${value}`;
-      await editCard(to, { fields: { blocked: `${recordStamp(ctx.now)} ${reason}` }, record: { actor: 'board', milestones: [`blocked: ${reason}.`] }, lock }, ctx.now);
-      refuse(`${found.name}: ${reason}; the card is blocked`);
-    }
+    await verifyWiring(ctx, to, found.name, child.name, value, lock);
     return {
       verb: 'yield',
       card: found.name,

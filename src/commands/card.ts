@@ -10,8 +10,10 @@ import { newCard, type NewCardArgs } from '../card/new.js';
 import { noteCard } from '../card/note.js';
 import { unblockCard } from '../card/unblock.js';
 import { yieldCard } from '../card/yield.js';
+import { rewireCard } from '../card/rewire.js';
+import { listChildren } from '../card/children.js';
 import { loadBoard } from '../config/load-config.js';
-import { BoardError, RoundError } from '../errors.js';
+import { BoardError, RoundError, UsageError } from '../errors.js';
 import { oneLine } from '../core/failure-reason.js';
 import { recordRefusal } from '../vault/runs.js';
 import { acquireRoundLock } from '../vault/lock.js';
@@ -45,6 +47,7 @@ export async function cardContext(options: GlobalOptions, env: CommandEnv): Prom
     maxAttempts = board.config.max_attempts;
   }
   const layout = new VaultLayout(root);
+  await assertBoardAt(layout, options.vault ? '--vault' : vaultArg ? 'BOARD_VAULT' : 'the config\'s `vault`');
   // No verb reads or writes through a state folder that is a link (CONTRACT "What the census reads").
   await assertRealFolders(layout);
   return { layout, now, maxAttempts, env: env.env, cwd: env.cwd };
@@ -67,6 +70,15 @@ async function keepingRefusal(verb: string, options: GlobalOptions, env: Command
     }
     throw error;
   }
+}
+
+/** A vault without KANBAN/ is a wrong path, said in one line (not a stack from the first mkdir). */
+async function assertBoardAt(layout: VaultLayout, source: string): Promise<void> {
+  const problem = await fs.stat(layout.kanban).then(
+    (st) => (st.isDirectory() ? undefined : 'is not a folder'),
+    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code ?? error.message})`),
+  );
+  if (problem) throw new UsageError(`no board at ${layout.root}: ${layout.kanban} ${problem} (the vault comes from ${source}: is it right?)`);
 }
 
 async function print(options: GlobalOptions, env: CommandEnv, result: CardResult, text = result.message, data?: Record<string, string>): Promise<number> {
@@ -122,6 +134,25 @@ export async function cardBlockCommand(card: string, reason: string, options: Gl
 
 export async function cardYieldCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
   return keepingRefusal('yield', options, env, async () => print(options, env, await yieldCard(await cardContext(options, env), card, options.until)));
+}
+
+export async function cardRewireCommand(card: string, options: GlobalOptions & { until: string }, env: CommandEnv): Promise<number> {
+  return print(options, env, await rewireCard(await cardContext(options, env), card, options.until));
+}
+
+/** `board card children CARD`: reads only, journals nothing. */
+export async function cardChildrenCommand(card: string, options: GlobalOptions, env: CommandEnv): Promise<number> {
+  const result = await listChildren(await cardContext(options, env), card);
+  if (options.json) {
+    env.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`${result.director}: ${result.children.length === 0 ? 'no children (no card names it as its director)' : `${result.children.length} ${result.children.length === 1 ? 'child' : 'children'}`}${result.awaits ? `; waits on ${result.awaits}` : ''}`];
+  for (const c of result.children) {
+    lines.push(`  ${`${c.folder}/`.padEnd(13)} ${c.card}${c.awaited ? '  ← awaited' : ''}${c.flow ? `  [flow ${c.flow}]` : ''}${c.blocked ? `  blocked: ${c.blocked}` : ''}${c.request ? `\n  ${' '.repeat(13)} "${c.request}"` : ''}`);
+  }
+  env.stdout(`${terminalLines(lines.join('\n'))}\n`);
+  return 0;
 }
 
 export async function cardCancelCommand(card: string, options: GlobalOptions & { reason: string }, env: CommandEnv): Promise<number> {

@@ -34,7 +34,7 @@ export async function initCommand(dir: string | undefined, options: GlobalOption
     await fs.writeFile(file, text, { flag: 'wx', mode: EXECUTABLE.test(rel) ? 0o755 : 0o644 });
   }
 
-  const shown = path.relative(env.cwd, root) || '.';
+  const here = path.resolve(env.cwd) === root;
   const result = { root, config: path.join(root, 'board.yml'), files: Object.keys(files).sort() };
   if (options.json) {
     env.stdout(`${JSON.stringify(result, null, 2)}\n`);
@@ -46,7 +46,8 @@ export async function initCommand(dir: string | undefined, options: GlobalOption
       ...result.files.map((f) => `  ${f}`),
       '',
       'next:',
-      ...(shown !== '.' ? [`  cd ${shown}                   board.yml is found here or in a parent folder, as git does`] : []),
+      // Absolute and quoted: pasted into any shell, from any folder, a space or a quote in it is no harm.
+      ...(here ? [] : [`  cd ${shellQuote(root)}`, '                               board.yml is found there or in a parent folder, as git does']),
       `  board dry-run                what a round would do (the example card goes to ${EXAMPLE_PROFILE})`,
       '  board tick                   one round: the model-free worker writes the note and closes the card',
       '  board status                 the board at a glance',
@@ -56,4 +57,9 @@ export async function initCommand(dir: string | undefined, options: GlobalOption
     ].join('\n'),
   );
   return 0;
+}
+
+/** A POSIX shell word for any text: single quotes, each `'` written as `'\\''`. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
 }

@@ -26,12 +26,16 @@ export function parseSince(text: string, now: Date): Date {
   return date;
 }
 
+/** A failure's reason and a note's text: what a person reads the log (and a trace) for. */
+export function eventSaid(e: JournalEvent): string {
+  return typeof e.data?.reason === 'string' ? `: ${e.data.reason}` : typeof e.data?.text === 'string' ? `: "${e.data.text}"` : '';
+}
+
 export function describeEvent(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const who = e.profile && e.profile !== e.actor ? `${e.actor} → ${e.profile}` : e.actor;
   const extra = [e.run ? `run ${e.run}` : '', e.pid !== undefined ? `pid ${e.pid}` : ''].filter(Boolean).join(', ');
-  // A failure's reason and a note's text are what a person reads the log for.
-  const said = typeof e.data?.reason === 'string' ? `: ${e.data.reason}` : typeof e.data?.text === 'string' ? `: "${e.data.text}"` : '';
+  const said = eventSaid(e);
   return `${time}  ${e.kind.padEnd(16)} ${e.card ?? '-'}  [${who}]${e.detail ? `  ${e.detail}` : ''}${said}${extra ? `  (${extra})` : ''}  {${e.id}${e.cause ? ` ← ${e.cause}` : ''}}`;
 }
 

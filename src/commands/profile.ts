@@ -10,6 +10,11 @@ export interface ProfileNewOptions extends GlobalOptions {
   readonly handles?: string[];
   readonly refuses?: string[];
   readonly description?: string;
+  /** A director: chains `profiles` with a `failure_policy`, mounts no skills. */
+  readonly director?: boolean;
+  /** Comma-separated profile names (with --director). */
+  readonly profiles?: string;
+  readonly failurePolicy?: string;
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -20,6 +25,7 @@ const NAME = /^[a-z0-9][a-z0-9-]*$/;
  */
 export async function profileNewCommand(name: string, options: ProfileNewOptions, env: CommandEnv): Promise<number> {
   if (!NAME.test(name)) throw new UsageError(`profile name "${name}": a trade name in kebab-case, like "transcriber" (lower-case letters, digits, -)`);
+  const director = directorOf(options);
   const { layout } = await prepare(options, env);
   const fn = options.function?.trim() || 'write';
   const handles = (options.handles ?? []).map((h) => h.trim()).filter((h) => h !== '');
@@ -30,8 +36,9 @@ export async function profileNewCommand(name: string, options: ProfileNewOptions
   if (await fs.lstat(dir).then(() => true, () => false)) {
     throw new UsageError(`${layout.relative(dir)} already exists; nothing was written (pick another name, or edit its PROFILE.md)`);
   }
-  await fs.mkdir(path.join(dir, 'skills', skill), { recursive: true });
+  await fs.mkdir(director ? dir : path.join(dir, 'skills', skill), { recursive: true });
   const text = profileText({
+    ...(director ? { director } : {}),
     name,
     fn,
     handles: handles.length > 0 ? handles : [name.replace(/-/g, ' ')],
@@ -40,8 +47,22 @@ export async function profileNewCommand(name: string, options: ProfileNewOptions
     description: options.description?.trim() || 'What it does, in two or three plain sentences, and what it does not do.',
   });
   await fs.writeFile(file, text, { flag: 'wx' });
-  await fs.writeFile(path.join(dir, 'skills', skill, 'SKILL.md'), skillText(skill), { flag: 'wx' });
-  if (options.json) env.stdout(`${JSON.stringify({ profile: name, file, skill }, null, 2)}\n`);
+  if (!director) await fs.writeFile(path.join(dir, 'skills', skill, 'SKILL.md'), skillText(skill), { flag: 'wx' });
+  if (options.json) env.stdout(`${JSON.stringify({ profile: name, file, ...(director ? { director: true, profiles: director.profiles } : { skill }) }, null, 2)}\n`);
   else env.stdout(`${file}\n  edit its description and handles; \`board lint\` checks it, \`board dry-run\` shows what it would take\n`);
   return 0;
+}
+
+/** `--director --profiles a,b [--failure-policy p]`, checked before anything is read or written. */
+function directorOf(options: ProfileNewOptions): { profiles: string[]; failurePolicy: string } | undefined {
+  if (!options.director) {
+    if (options.profiles !== undefined || options.failurePolicy !== undefined) throw new UsageError('--profiles and --failure-policy make a director: add --director');
+    return undefined;
+  }
+  const profiles = (options.profiles ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (profiles.length === 0) throw new UsageError('--director needs --profiles a,b: the profiles it chains, in order');
+  for (const p of profiles) if (!NAME.test(p)) throw new UsageError(`--profiles: "${p}" is not a profile name (kebab-case, like "transcriber")`);
+  const failurePolicy = options.failurePolicy?.trim() || 'block';
+  if (!/^[a-z][a-z0-9-]*$/.test(failurePolicy)) throw new UsageError(`--failure-policy: "${failurePolicy}" is not a single word like block`);
+  return { profiles, failurePolicy };
 }

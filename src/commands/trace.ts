@@ -1,13 +1,13 @@
 import { JournalIndex, openJournal, renderTrace, traceCard, type JournalEvent, type TraceNode } from '../journal/index.js';
 import { prepare, type CommandEnv, type GlobalOptions } from './common.js';
-import { cardName } from './log.js';
+import { cardName, eventSaid } from './log.js';
 import { terminalLines } from '../format/control.js';
 import { traceMermaid } from '../journal/mermaid.js';
 
 function short(e: JournalEvent): string {
   const time = e.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
   const who = e.profile && e.profile !== e.actor ? `${e.actor} → ${e.profile}` : e.actor;
-  return `${e.kind} ${e.card ?? ''} [${who}] ${time}${e.detail ? ` — ${e.detail}` : ''}${e.pid !== undefined ? ` (pid ${e.pid})` : ''}`;
+  return `${e.kind} ${e.card ?? ''} [${who}] ${time}${e.detail ? ` — ${e.detail}` : ''}${eventSaid(e)}${e.pid !== undefined ? ` (pid ${e.pid})` : ''}`;
 }
 
 function toJson(node: TraceNode): unknown {

@@ -1,6 +1,8 @@
+import { posix } from 'node:path';
 import type { Card } from '../schema/card.js';
 import { normalize } from './normalize.js';
 import { suspiciousReason } from './suspicious.js';
+import { awaitedCard } from './flows.js';
 import type { DependentFact, InputFact } from './types.js';
 
 /**
@@ -65,6 +67,17 @@ export function forgedFields(card: Card): string[] {
   return (['closed', 'agent', 'claimed'] as const).filter((f) => set(card[f]));
 }
 
+/** A safe vault path with `.`, `..` and doubled slashes resolved by their letters: what `KANBAN/` is compared with. */
+function lexical(path: string): string {
+  return posix.normalize(path).replace(/^\.\//, '');
+}
+
+/** On the board by its letters (`KANBAN/…`, any case: case-insensitive disks) or by where its links lead. */
+function onTheBoard(path: string, fact: InputFact | undefined): boolean {
+  const rel = lexical(path);
+  return /^kanban(\/|$)/i.test(rel) || fact?.onBoard === true;
+}
+
 /** `normalizedRequest`: `normalize(card.request)`, when the caller has it (the planner matches with it too). */
 export function censusCard(card: Card, ctx: CensusContext, normalizedRequest?: string): CensusVerdict {
   if (isBlocked(card)) return { kind: 'already-blocked', reason: `blocked: ${String(card.blocked)}` };
@@ -95,6 +108,20 @@ export function censusCard(card: Card, ctx: CensusContext, normalizedRequest?: s
   const destination = card.destination;
   if (typeof destination === 'string' && (!isSafeVaultPath(destination) || ctx.inputs.get(destination)?.inside === false)) {
     return { kind: 'block', reason: `suspicious destination: "${destination}" leads outside the vault` };
+  }
+  // The board's files are the board's: a worker can neither write KANBAN/ nor close with an
+  // output there, so such a card could only burn its attempts.
+  if (typeof destination === 'string' && onTheBoard(destination, ctx.inputs.get(destination))) {
+    return { kind: 'block', reason: `destination "${destination}" lies on the board itself (KANBAN/): an output never lives there, and a worker cannot write it` };
+  }
+  for (const { slot, path } of inputs) {
+    if (slot === 'dependent_task' && awaitedCard(lexical(path)) !== undefined) continue;
+    if (onTheBoard(path, ctx.inputs.get(path))) {
+      return {
+        kind: 'block',
+        reason: `input ${slot}: "${path}" lies on the board itself (KANBAN/); only inputs.dependent_task may name the board, as KANBAN/done/<child card>`,
+      };
+    }
   }
   for (const { slot, path } of inputs) {
     if (!ctx.inputs.get(path)?.exists) return { kind: 'wait', reason: `waiting for input ${slot}: ${path} does not exist yet` };

@@ -1,4 +1,5 @@
 import type { Harness } from '../schema/harness.js';
+import { forTerminal, hasControlCharacter } from '../format/control.js';
 
 /**
  * The worker's command, composed from its harness. Pure: the shell passes the private values in
@@ -51,6 +52,11 @@ export function composeCommand(input: ComposeInput): ComposeResult {
   const missing = harness.environment_from_private.filter((k) => !input.privateEnv.has(k));
   if (missing.length > 0) {
     return { ok: false, reason: `private env file lacks ${missing.join(', ')} (environment_from_private)` };
+  }
+  // The prompt is the board's trusted text: a path holding a line break or another control
+  // character would forge lines of it. The census declares such card names; this refuses the rest.
+  for (const [what, value] of [['card', input.card], ['profile', input.profile], ['vault', input.vault]] as const) {
+    if (hasControlCharacter(value)) return { ok: false, reason: `the ${what} path holds a control character (${forTerminal(value)}): it is never put into a prompt` };
   }
   const prompt = substitute(harness.prompt_template, { profile: input.profile, card: input.card, vault: input.vault });
   // `{vault}` as in `prompt_template` and `working_directory`: a script kept in the vault.

@@ -27,6 +27,8 @@ export interface InputFact {
   readonly exists: boolean;
   /** False when the path, or a link on the way, leads outside the vault. */
   readonly inside: boolean;
+  /** True when the path, after resolving links, lies on the board itself (`KANBAN/`). */
+  readonly onBoard?: boolean;
 }
 
 /**

@@ -41,3 +41,11 @@ export function forTerminal(text: string): string {
 export function terminalLines(text: string): string {
   return text.split('\n').map(forTerminal).join('\n');
 }
+
+/** Whether the text holds anything `forTerminal` would escape: a control character, a line break, a bidi override. */
+export function hasControlCharacter(text: string): boolean {
+  CONTROL_ON_ONE_LINE.lastIndex = 0;
+  const found = CONTROL_ON_ONE_LINE.test(text);
+  CONTROL_ON_ONE_LINE.lastIndex = 0;
+  return found;
+}

@@ -104,9 +104,11 @@ export interface ProfileSeed {
   readonly refuses: readonly string[];
   readonly skill: string;
   readonly description: string;
+  /** A director instead of a worker: the profiles it chains and its failure policy (no skills). */
+  readonly director?: { readonly profiles: readonly string[]; readonly failurePolicy: string };
 }
 
-export function profileText({ name, fn, handles, refuses, skill, description }: ProfileSeed): string {
+export function profileText({ name, fn, handles, refuses, skill, description, director }: ProfileSeed): string {
   const refusesBlock =
     refuses.length > 0
       ? `refuses:                          # phrases that rule it out, whatever it handles\n${refuses.map((r) => `  - ${r}`).join('\n')}`
@@ -123,10 +125,7 @@ function: ${fn}                   # the cognitive function: level 1 of matching
 handles:                          # phrases it takes, found in a card's request on word boundaries
 ${handles.map((h) => `  - ${h}`).join('\n')}
 ${refusesBlock}
-skills: [${skill}]                # a worker mounts skills (skills/<skill>/SKILL.md) …
-# profiles: [other-profile]       # … a director chains profiles instead, with
-# failure_policy: block           #     a failure policy (never both skills and profiles)
-model_capacity: minimum           # minimum | standard | advanced (default standard)
+${director ? directorRank(director) : workerRank(skill)}model_capacity: minimum           # minimum | standard | advanced (default standard)
 model_modality: text              # text | audio | image (default text)
 # harness: claude-code            # a preferred harness; else the config's default_harness
 # budget: { tokens: 200000, usd: 1 } # per run, measured at the credential proxy (the lower of this and the harness's wins)
@@ -135,8 +134,7 @@ model_modality: text              # text | audio | image (default text)
 # outputs:
 #   - { name: note, type: markdown, transport: path, description: written where the card says }
 guarantees:
-  - read-only on inputs
-  - writes only the card's destination
+${director ? "  - creates only its flow's cards, one at a time\n  - never writes outputs itself" : "  - read-only on inputs\n  - writes only the card's destination"}
 # record: { reviewed: 2026-01-01 } # measured facts only
 ---
 
@@ -145,13 +143,48 @@ guarantees:
 ## Mission
 What it produces, and what it does not do. Never invent facts the card does not give.
 
-## Procedure
+${director ? directorProcedure(director.profiles) : workerProcedure(skill)}
+## Record
+- 1: first version.
+`;
+}
+
+function workerRank(skill: string): string {
+  return `skills: [${skill}]                # a worker mounts skills (skills/<skill>/SKILL.md) …
+# profiles: [other-profile]       # … a director chains profiles instead, with
+# failure_policy: block           #     a failure policy (never both skills and profiles)
+`;
+}
+
+function directorRank({ profiles, failurePolicy }: NonNullable<ProfileSeed['director']>): string {
+  return `profiles: [${profiles.join(', ')}]   # a director chains these profiles, one child card at a time …
+failure_policy: ${failurePolicy}            # … and says what a failure does (never skills too: that is a worker)
+`;
+}
+
+function workerProcedure(skill: string): string {
+  return `## Procedure
 Claim → admission check (function and handles) → resolve inputs → mount \`${skill}\` → work →
 close with the note's path. In card mode there is no one to ask: on any failure,
 \`board card fail\` with the reason and stop.
+`;
+}
 
-## Record
-- 1: first version.
+function directorProcedure(profiles: readonly string[]): string {
+  return `## Procedure
+A director is dead between steps: its memory is the board. On each wake-up:
+
+1. An open child (\`board card children $BOARD_CARD\`)? Yield on it; never create a second one.
+2. No \`inputs.dependent_task\`: create step 1 for ${profiles[0]} with
+   \`board card new --recipient ${profiles[0]} … --flow <flow> --director $BOARD_CARD\`.
+3. \`inputs.dependent_task\` names a child in done/: read its \`paths\` (the wiring rule: they
+   fill the next worker's declared input) and create the next step${profiles.length > 1 ? ` (${profiles.slice(1).join(', ')})` : ''},
+   or after the last step close this card with the child's paths.
+4. Yield with \`board card yield $BOARD_CARD --until <child>\`: it writes \`inputs.dependent_task\`
+   and performs the wiring self-check (the value must name the child's exact file name).
+
+A child closed with empty \`paths\` is a false close: the board blocks this card. A child closed
+empty with a justification ends the flow: close with \`--empty\` and the reason.
 `;
 }
 

@@ -36,7 +36,8 @@ export function systemdUnits(spec: UnitSpec, unitDir: string): UnitFile[] {
   const service = [
     '[Unit]',
     `Description=atomic-board heartbeat (board tick) for ${spec.vault}`,
-    'After=network-online.target',
+    // No After=network-online.target: a user manager has no such unit (it only waits on the
+    // system's); a tick needs no network, and a worker that does retries or fails its card.
     '',
     '[Service]',
     'Type=oneshot',

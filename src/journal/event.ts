@@ -27,6 +27,7 @@ export const EVENT_KINDS = [
   'card:blocked',
   'card:unblocked',
   'card:yielded',
+  'card:rewired',
   'card:failed',
   'card:closed',
   'card:archived',

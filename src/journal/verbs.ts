@@ -27,6 +27,7 @@ const KINDS: Readonly<Record<string, EventKind>> = {
   fail: 'card:failed',
   block: 'card:blocked',
   yield: 'card:yielded',
+  rewire: 'card:rewired',
   unblock: 'card:unblocked',
   archive: 'card:archived',
   cancel: 'card:cancelled',

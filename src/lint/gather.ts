@@ -40,9 +40,11 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
   const harnessesDir = path.resolve(base, config.harnesses);
   // The private env file is config too: a malformed one (file and line named, never the value)
   // fails lint as it fails every tick.
-  if (config.private_env) await readPrivateEnv(path.resolve(base, config.private_env));
+  const privateEnvFile = config.private_env ? path.resolve(base, config.private_env) : undefined;
+  if (privateEnvFile) await readPrivateEnv(privateEnvFile);
+  const privateEnv = privateEnvFile ? { file: privateEnvFile, mode: (await fs.stat(privateEnvFile)).mode } : undefined;
 
-  const [profiles, cards, harnesses, models] = await Promise.all([
+  const [profiles, cards, harnesses, models, archivedNames] = await Promise.all([
     readProfiles(layout),
     readCards(layout),
     readHarnesses(harnessesDir, config.adapters ? path.resolve(base, config.adapters) : undefined, {
@@ -59,8 +61,9 @@ export async function gatherLintInput(where: LintLocation): Promise<LintInput & 
       },
     }),
     readYaml(path.resolve(base, config.models)),
+    readArchivedNames(layout),
   ]);
-  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness };
+  return { vault: layout.root, profiles, cards, harnesses, models, defaultHarness: config.default_harness, archivedNames, ...(privateEnv ? { privateEnv } : {}) };
 }
 
 async function readYaml(file: string): Promise<ReadDoc> {
@@ -135,6 +138,13 @@ async function readCards(layout: VaultLayout): Promise<CardDoc[]> {
       return mapLimit(names, CONCURRENCY, async (n) => ({ ...(await readFrontMatter(path.join(dir, n), layout.relative(path.join(dir, n)))), template }));
     }),
   );
+  return lists.flat();
+}
+
+/** Card names in archive/YYYY-MM/ (only names: a flow's child may rest there). */
+async function readArchivedNames(layout: VaultLayout): Promise<string[]> {
+  const months = (await entries(layout.archive)).filter((d) => d.isDirectory());
+  const lists = await Promise.all(months.map(async (m) => (await entries(path.join(layout.archive, m.name))).filter((e) => e.isFile() && isCardFileName(e.name)).map((e) => e.name)));
   return lists.flat();
 }
 

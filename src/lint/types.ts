@@ -1,5 +1,5 @@
 /** What `board lint` reports: one finding per problem, named by file, field and reason. */
-export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program' | 'sandbox';
+export type LintCheck = 'schema' | 'fields' | 'rank' | 'ambiguity' | 'skills' | 'harness-guard' | 'models' | 'program' | 'sandbox' | 'flows' | 'private-env';
 
 export interface Finding {
   readonly check: LintCheck;
@@ -50,6 +50,10 @@ export interface LintInput {
   readonly harnesses: readonly HarnessDoc[];
   readonly models: ReadDoc;
   readonly defaultHarness: string;
+  /** Card names in KANBAN/archive/*: where a flow's child may be (deaf flows). */
+  readonly archivedNames?: readonly string[];
+  /** The config's `private_env` file and its permission bits, when it names one. */
+  readonly privateEnv?: { readonly file: string; readonly mode: number };
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

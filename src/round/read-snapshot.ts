@@ -163,17 +163,16 @@ async function readDoubleLinks(layout: VaultLayout, pendingNames: readonly strin
   return found.filter((f): f is DoubleLinkFact => f !== undefined);
 }
 
-/** Whether the nearest folder that exists at or above `from` resolves inside the vault. */
-async function nearestFolderInside(from: string, root: string): Promise<boolean> {
+/** Where the nearest folder that exists at or above `from` resolves to (undefined when none does). */
+async function nearestRealFolder(from: string): Promise<string | undefined> {
   for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     try {
-      const real = await fs.realpath(dir);
-      return real === root || real.startsWith(root + path.sep);
+      return await fs.realpath(dir);
     } catch {
       // Not there either: look one level up.
     }
   }
-  return true;
+  return undefined;
 }
 
 /** The two names' shared stat when they are one regular file, else undefined. */
@@ -289,7 +288,15 @@ export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed
     if (typeof c.value.destination === 'string') wanted.add(c.value.destination);
   }
   const root = await fs.realpath(layout.root);
+  // The board itself, as the filesystem names it: a path whose links lead into it is on the board.
+  const board = await fs.realpath(layout.kanban).catch(() => layout.kanban);
   const isInside = (real: string) => real === root || real.startsWith(root + path.sep);
+  const fact = (exists: boolean, real: string | undefined): InputFact => {
+    // No existing folder at all resolves: judged inside, as before (nothing leads anywhere).
+    if (real === undefined) return { exists, inside: true };
+    const onBoard = real === board || real.startsWith(board + path.sep);
+    return { exists, inside: isInside(real), ...(onBoard ? { onBoard } : {}) };
+  };
   // Most inputs share a few folders: resolve each folder once, then one lstat per input. A path
   // that is itself a link is resolved in full below, so where it leads is still judged.
   const folders = new Map<string, Promise<string | undefined>>();
@@ -300,11 +307,11 @@ export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed
   };
   // Where a missing path's nearest existing folder leads, once per folder: inputs that wait for
   // a folder nobody has made yet (a flow's `notes/`) share it.
-  const nearest = new Map<string, Promise<boolean>>();
-  const nearestInside = (dir: string) => {
-    let inside = nearest.get(dir);
-    if (!inside) nearest.set(dir, (inside = nearestFolderInside(dir, root)));
-    return inside;
+  const nearest = new Map<string, Promise<string | undefined>>();
+  const nearestReal = (dir: string) => {
+    let real = nearest.get(dir);
+    if (!real) nearest.set(dir, (real = nearestRealFolder(dir)));
+    return real;
   };
   const facts = new Map<string, InputFact>();
   await mapLimit([...wanted], READ_CONCURRENCY, async (rel) => {
@@ -317,17 +324,16 @@ export async function readInputFacts(layout: VaultLayout, cards: readonly Parsed
     const folder = await realFolder(dir);
     // A folder that does not resolve (missing, a dangling link, not a folder) holds nothing that
     // resolves either: the path is absent, judged by its nearest existing folder as below.
-    if (folder === undefined) return void facts.set(rel, { exists: false, inside: await nearestInside(dir) });
+    if (folder === undefined) return void facts.set(rel, fact(false, await nearestReal(dir)));
     const stat = await fs.lstat(absolute).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : undefined));
-    if (stat === null) return void facts.set(rel, { exists: false, inside: isInside(folder) });
-    if (stat && !stat.isSymbolicLink()) return void facts.set(rel, { exists: true, inside: isInside(path.join(folder, path.basename(absolute))) });
+    if (stat === null) return void facts.set(rel, fact(false, path.join(folder, path.basename(absolute))));
+    if (stat && !stat.isSymbolicLink()) return void facts.set(rel, fact(true, path.join(folder, path.basename(absolute))));
     try {
-      const real = await fs.realpath(absolute);
-      facts.set(rel, { exists: true, inside: isInside(real) });
+      facts.set(rel, fact(true, await fs.realpath(absolute)));
     } catch {
       // A missing path is judged by its nearest existing folder (a folder linked out of the vault
       // leads out); a dangling link is as absent as a missing file until it resolves.
-      facts.set(rel, { exists: false, inside: await nearestInside(dir) });
+      facts.set(rel, fact(false, await nearestReal(dir)));
     }
   });
   return facts;

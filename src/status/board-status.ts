@@ -11,6 +11,7 @@ import { mapLimit, readParsed } from '../vault/read-card.js';
 import { readRunRecord, runFactOf } from '../vault/runs.js';
 import { lockDebris } from '../vault/lock.js';
 import type { LastRound } from '../round/last-round.js';
+import type { FlowProblem } from '../core/flows.js';
 import type { FileProblem } from '../core/types.js';
 import { formatProblem } from '../errors.js';
 import { debris, isNotACard, leftOutNote, runFailures, startFailures, templateDues, unmatchedByLeftOut, type Debris, type NotACard, type RunFailure, type StartFailure, type TemplateDue } from './facts.js';
@@ -47,6 +48,8 @@ export interface BoardStatus {
   /** Temp files of interrupted writes and retired round locks, which the rounds clean up. */
   readonly debris: readonly Debris[];
   readonly lastRound: LastRound | null;
+  /** Directors that wait forever: a `dependent_task` naming no card anywhere, or waiting on each other (core/flows.ts). */
+  readonly flows?: readonly { card: string; kind: 'deaf' | 'cycle'; reason: string }[];
   /** Something at KANBAN/.board.lock no round can take over (issue 12): every tick fails until a human acts. */
   readonly lockProblem?: string;
 }
@@ -58,6 +61,10 @@ export interface StatusExtras {
   readonly unstartable?: ReadonlyMap<string, string>;
   /** Harnesses that run their workers without the OS sandbox, with why (src/sandbox/mode.ts). */
   readonly unconfined?: ReadonlyMap<string, string>;
+  /** Deaf and circular flows found in the round's snapshot. */
+  readonly flows?: readonly FlowProblem[];
+  /** More warnings the command found (a private env file others can read). */
+  readonly warnings?: readonly FileProblem[];
 }
 
 export interface InProgressStatus {
@@ -212,7 +219,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     falseCloses,
     unreadable,
     leftOut: [...plan.profileProblems, ...plan.templateProblems, ...(extras.harnessProblems ?? [])],
-    warnings: plan.warnings ?? [],
+    warnings: [...(extras.warnings ?? []), ...(plan.warnings ?? [])],
     notCards: declared,
     cannotStart: [...(extras.unstartable ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
     unconfined: [...(extras.unconfined ?? new Map<string, string>())].map(([harness, reason]) => ({ harness, reason })).sort((a, b) => (a.harness < b.harness ? -1 : 1)),
@@ -221,6 +228,7 @@ export async function boardStatus(layout: VaultLayout, plan: Plan, now: Date, la
     templates,
     debris: left,
     lastRound: lastRound ?? null,
+    ...(extras.flows && extras.flows.length > 0 ? { flows: extras.flows.map((f) => ({ card: f.card, kind: f.kind, reason: f.reason })) } : {}),
     ...(lockProblem ? { lockProblem } : {}),
   };
 }
@@ -268,6 +276,7 @@ export function statusText(s: BoardStatus): string {
   section('harnesses without the OS sandbox (`sandbox: none`: their workers see what the board sees)', (s.unconfined ?? []).map((h) => `${h.harness} — ${h.reason}`));
   section('workers that could not start (a harness problem: no attempt spent)', s.couldNotStart.map((f) => `${f.card} — ${f.code ? `${f.code}: ` : ''}${f.message}${f.at ? ` (${f.at})` : ''}`));
   section('workers that failed (the last failure of each card not closed yet)', (s.failures ?? []).map((f) => `${f.card} — ${f.exit ? `${f.exit}: ` : ''}${f.reason}${f.log ? ` (log: ${f.log})` : ''}`));
+  section('flows that wait forever (deaf or circular: repair with `board card rewire`)', (s.flows ?? []).map((f) => `${f.card} — ${f.reason}`));
   section('ready for the next round', s.ready.map((r) => `${r.card} → ${r.profile}  [${r.harness} / ${r.model}]`));
   section(
     'waiting',

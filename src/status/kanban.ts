@@ -10,6 +10,8 @@ export interface Cell {
   readonly text: string;
   /** `⏱` a template's next due time, `!` urgent, `→` ready, `…` waiting, `⊘` blocked, `×` unreadable, `▶` worker alive, ` ` otherwise. */
   readonly mark: string;
+  /** How many leading characters are never cut (a template's due time). */
+  readonly keep?: number;
 }
 
 export interface Columns {
@@ -49,7 +51,10 @@ export async function kanbanColumns(layout: VaultLayout, s: BoardStatus): Promis
   // Newest first: card names start with their date.
   const done = (await names(layout.done)).reverse().map((n) => ({ text: n, mark: ' ' }));
   // The due time first (MM-DD HH:MM, local): a narrow column cuts the name, never the time.
-  const scheduled = s.templates.map((t) => ({ text: `${t.problem ? 'unreadable' : t.paused ? 'paused' : t.next!.slice(5)} ${t.template.replace(/\.md$/, '')}`, mark: t.paused || t.problem ? ' ' : '⏱' }));
+  const scheduled = s.templates.map((t) => {
+    const due = `${t.problem ? 'unreadable' : t.paused ? 'paused' : t.next!.slice(5)} `;
+    return { text: `${due}${t.template.replace(/\.md$/, '')}`, mark: t.paused || t.problem ? ' ' : '⏱', keep: due.length };
+  });
   return { scheduled, pending, inProgress, done };
 }
 
@@ -60,6 +65,39 @@ function rank(mark: string): number {
 function fit(text: string, width: number): string {
   if (width <= 0) return '';
   return text.length <= width ? text.padEnd(width) : `${text.slice(0, Math.max(0, width - 1))}…`;
+}
+
+type Cut = (text: string, width: number) => string;
+/** The start and the end, an ellipsis between: dates lead card names, and a `-2` ends them. */
+const middle: Cut = (text, width) => {
+  const head = Math.floor((width - 1) / 3);
+  return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`;
+};
+const tail: Cut = (text, width) => `…${text.slice(text.length - (width - 1))}`;
+const head: Cut = (text, width) => `${text.slice(0, width - 1)}…`;
+
+/**
+ * Names cut to `width` so that no two of a column look the same (issue 19: two cards shown as one
+ * name): cut in the middle, else keep the end, else the start; the first way that tells every
+ * name apart wins.
+ */
+export function fitNames(texts: readonly string[], width: number, keep: readonly number[] = []): string[] {
+  if (width <= 1) return texts.map((t) => fit(t, width));
+  const cut = (how: Cut) =>
+    texts.map((t, i) => {
+      if (t.length <= width) return t.padEnd(width);
+      // A kept prefix stays whole while the column holds it and a few characters of the rest;
+      // a narrower column cuts the end, never the prefix's start.
+      const k = keep[i] ?? 0;
+      return k + 4 > width ? head(t, width) : `${t.slice(0, k)}${how(t.slice(k), width - k)}`;
+    });
+  let first: string[] | undefined;
+  for (const how of [middle, tail, head]) {
+    const shown = cut(how);
+    first ??= shown;
+    if (new Set(shown).size === new Set(texts).size) return shown;
+  }
+  return first!;
 }
 
 /** The board as four columns that fit `width` characters (a terminal's), each cut at ROWS cards. */
@@ -73,7 +111,9 @@ export function kanbanText(c: Columns, width: number): string {
   const gap = ' │ ';
   const col = Math.max(12, Math.floor((Math.max(width, 60) - gap.length * (columns.length - 1)) / columns.length));
   const cellsOf = (cells: readonly Cell[]) => {
-    const shown = cells.slice(0, ROWS).map((cell) => fit(`${cell.mark} ${cell.text}`, col));
+    const rows = cells.slice(0, ROWS);
+    const texts = fitNames(rows.map((cell) => cell.text), col - 2, rows.map((cell) => cell.keep ?? 0));
+    const shown = rows.map((cell, i) => `${cell.mark} ${texts[i]}`);
     if (cells.length > ROWS) shown.push(fit(`  +${cells.length - ROWS} more`, col));
     return shown;
   };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { forTerminal, hasControlCharacter } from '../format/control.js';
 
 export const STATES = ['pending', 'in-progress', 'done'] as const;
 export type CardState = (typeof STATES)[number] | 'archive' | 'scheduled';
@@ -57,6 +58,9 @@ export const CARD_NAME_MAX_BYTES = 180;
 
 /** Why the board cannot handle a card named `name`, or undefined when it can. */
 export function cardNameProblem(name: string): string | undefined {
+  // A name reaches Record lines, logs, run ids and the worker's prompt (`{card}`): a line break
+  // in it would forge a line of the board's own text there (CONTRACT "What the census reads").
+  if (hasControlCharacter(name)) return `name holds a control character (${forTerminal(name)}): a card name is one line of visible text (rename it)`;
   if (name.length * 3 <= CARD_NAME_MAX_BYTES) return undefined; // a UTF-16 unit is at most 3 UTF-8 bytes
   const bytes = Buffer.byteLength(name);
   if (bytes > CARD_NAME_MAX_BYTES) return `name too long: ${bytes} bytes, the board handles card names up to ${CARD_NAME_MAX_BYTES} bytes (rename it shorter)`;

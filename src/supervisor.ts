@@ -14,6 +14,7 @@ import { parseFrontMatter } from './format/frontmatter.js';
 import { SUPERVISOR_JOB_VAR, SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
+import { keepLease } from './worker/lease.js';
 import { selectRunner } from './worker/select-runner.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
@@ -79,11 +80,13 @@ async function main(): Promise<number> {
     start: new Date().toISOString(),
     log: job.logFile,
     ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
+    leased: true,
   };
   if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
     note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
     return 0;
   }
+  const endLease = keepLease(job.kanbanDir, job.runId, (error) => note(job.logFile, `could not renew the run's lease: ${error.message}`));
   note(job.logFile, `starting ${job.command.file} for ${base.card} (run ${job.runId}) in ${job.command.cwd}${job.timeoutMs !== undefined ? `, time budget ${job.timeoutMs / 1000} s` : ''}`);
   // Record updates are chained so a late write can never overwrite the final one.
   let writes = Promise.resolve();
@@ -126,6 +129,7 @@ async function main(): Promise<number> {
   const budget = job.timeoutMs !== undefined ? setTimeout(() => stop('timed-out', `still running after its harness's timeout of ${job.timeoutMs! / 1000} s`), job.timeoutMs) : undefined;
 
   const exit = await worker.exited;
+  endLease();
   clearInterval(watch);
   if (budget) clearTimeout(budget);
   if (exit.startError) {

@@ -53,6 +53,10 @@ export interface RunFact {
   /** Set when the worker could not be started at all: a harness problem, not the card's. */
   readonly startError?: string;
   readonly timeoutMs?: number;
+  /** The host its supervisor runs on. */
+  readonly host?: string;
+  /** How long ago its supervisor last refreshed its lease, for a supervisor that keeps one (src/worker/lease.ts). */
+  readonly leaseAgeMs?: number;
 }
 
 /**
@@ -97,6 +101,8 @@ export interface RoundSettings {
   readonly zombieAfterMs: number;
   /** How long a fresh claim may go without its supervisor starting before it counts as never started. */
   readonly startGraceMs: number;
+  /** A started run whose lease is older than this is reclaimed (its host is gone or cut off). */
+  readonly leaseStaleAfterMs: number;
   readonly defaultHarness: string;
   readonly harnesses: ReadonlyMap<string, Harness>;
   readonly harnessProblems: readonly FileProblem[];

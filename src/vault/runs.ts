@@ -43,6 +43,8 @@ export interface RunRecord {
   /** Slurm runner: the job id and its last known state. */
   readonly jobId?: string;
   readonly jobState?: string;
+  /** Its supervisor renews this record's mtime while it lives (its lease, src/worker/lease.ts). */
+  readonly leased?: boolean;
 }
 
 /** A request to stop a run's worker, written before its card leaves the claim (cancel, reclaim). */
@@ -68,10 +70,13 @@ export async function readRunRecord(kanbanDir: string, runId: string): Promise<R
   }
 }
 
-export function runFactOf(record: RunRecord): RunFact {
+/** What the round knows of a run from its record; `leaseAgeMs` when the shell measured its lease. */
+export function runFactOf(record: RunRecord, leaseAgeMs?: number): RunFact {
   const judgeable = sameProcessSpace(record);
   return {
     state: record.state,
+    host: record.host,
+    ...(leaseAgeMs !== undefined && record.leased === true && record.state === 'started' ? { leaseAgeMs } : {}),
     ...(record.pid !== undefined ? { pid: record.pid } : {}),
     ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
     ...(record.state === 'started' && judgeable && record.pid !== undefined ? { alive: isProcessAlive(record.pid) } : {}),

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { runIdFor } from '../../src/core/zombies.js';
+import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { makeTree, profile } from '../helpers/vault.js';
 
 /**
@@ -69,7 +71,7 @@ class Cluster {
    * `zombieAfter` also bounds the start grace (a claim whose round died before its worker started
    * goes back after min(5 min, zombie_after)): the SIGKILL scenario shortens it to keep the test short.
    */
-  constructor(readonly cards: number, readonly zombieAfter = '2h') {
+  constructor(readonly cards: number, readonly zombieAfter = '2h', readonly workSeconds = 0) {
     const files: Record<string, string> = {
       'board.yml': `vault: vault\nharnesses: harnesses\nmodels: models.yml\ndefault_harness: mh\nlogs: logs\nmax_dispatches_per_round: 8\nzombie_after: ${zombieAfter}\n`,
       'harnesses/mh.yml': `command: ["/bin/sh", "${this.dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\n`,
@@ -92,7 +94,7 @@ class Cluster {
 ns=$(readlink /proc/self/ns/pid)
 card=$(basename "$BOARD_CARD")
 echo "start $card $ns" >> ${this.dir}/ledger
-node "$BOARD_BIN" card close "$BOARD_CARD" --empty "multi-host test worker" >> ${this.dir}/worker-$card.log 2>&1
+${workSeconds > 0 ? `sleep ${workSeconds}\n` : ''}node "$BOARD_BIN" card close "$BOARD_CARD" --empty "multi-host test worker" >> ${this.dir}/worker-$card.log 2>&1
 rc=$?
 echo "close $card $ns $rc" >> ${this.dir}/ledger
 exit $rc
@@ -169,6 +171,33 @@ while pgrep -f supervisor.js > /dev/null; do sleep 0.2; done
     } catch {
       return undefined;
     }
+  }
+
+  /** A card's `claimed` while it is in in-progress/. */
+  claimOf(card: string): string | undefined {
+    try {
+      const claimed = parseFrontMatter(fs.readFileSync(path.join(this.kanban, 'in-progress', card), 'utf8')).data.claimed;
+      return typeof claimed === 'string' ? claimed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The claims in in-progress/ whose run was started by a supervisor of host `index`. */
+  claimsOf(index: number): { card: string; claim: string }[] {
+    const ns = this.pidns(index);
+    const out: { card: string; claim: string }[] = [];
+    for (const card of this.list('in-progress')) {
+      try {
+        const data = parseFrontMatter(fs.readFileSync(path.join(this.kanban, 'in-progress', card), 'utf8')).data;
+        if (typeof data.claimed !== 'string') continue;
+        const record = JSON.parse(fs.readFileSync(path.join(this.kanban, '.runs', `${runIdFor(card, data.claimed, Number(data.attempts ?? 0))}.json`), 'utf8')) as { state: string; pidns?: string };
+        if (record.state === 'started' && record.pidns === ns) out.push({ card, claim: data.claimed });
+      } catch {
+        // moved meanwhile, or no record yet
+      }
+    }
+    return out;
   }
 
   /** The processes (pids as this machine sees them) in host `index`'s PID namespace. */
@@ -321,8 +350,8 @@ afterAll(() => {
   for (const c of clusters.splice(0)) c.remove();
 });
 
-function cluster(cards: number, zombieAfter?: string): Cluster {
-  const c = new Cluster(cards, zombieAfter);
+function cluster(cards: number, zombieAfter?: string, workSeconds?: number): Cluster {
+  const c = new Cluster(cards, zombieAfter, workSeconds);
   clusters.push(c);
   return c;
 }
@@ -482,6 +511,55 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
     }
     const perHost = expectEveryHostWorked(c);
     report('host frozen', c, perHost, `; taken over ${((takenAt! - frozen!.mtime) / 1000).toFixed(1)} s after its last refresh`);
+  }, 900_000);
+
+  it('a host SIGKILLed (supervisors and workers with it) while holding claims: every claim back within 90 s by its lease, every card done once', async () => {
+    // zombie_after stays 2 h: only the leases (lease_stale_after 60 s) can bring these cards back in time.
+    const c = cluster(Math.min(CARDS, 32), '2h', 12);
+    c.start(['abt-alpha', 'abt-beta']);
+    let victims: { card: string; claim: string }[] = [];
+    let killedAt = 0;
+    const backAfter = new Map<string, number>();
+    const { persistentDoubles } = await c.runToTheEnd(600_000, async () => {
+      // Host 1 goes quiet between two rounds (so no claim of it lacks its supervisor), holding claims
+      // whose workers run; then everything in it dies at once, its mount with it.
+      while (c.claimsOf(1).length === 0) await sleep(100);
+      fs.writeFileSync(path.join(c.dir, 'pause-1'), '');
+      while (c.processesOf(1).some((pid) => readOr(`/proc/${pid}/cmdline`).includes(' tick') || readOr(`/proc/${pid}/cmdline`).includes('\0tick\0'))) await sleep(50);
+      await sleep(1000);
+      victims = c.claimsOf(1);
+      signalHost(c, 1, 'SIGKILL');
+      killedAt = Date.now();
+      // Each victim's claim leaves in-progress/ (reclaimed to pending/, and then perhaps claimed anew).
+      while (backAfter.size < victims.length && Date.now() - killedAt < 180_000) {
+        for (const v of victims) if (!backAfter.has(v.card) && c.claimOf(v.card) !== v.claim) backAfter.set(v.card, Date.now() - killedAt);
+        await sleep(100);
+      }
+    });
+    await c.stop();
+    expect(victims.length, 'claims host 1 held when it died').toBeGreaterThan(0);
+    const slowest = Math.max(...victims.map((v) => backAfter.get(v.card) ?? Infinity));
+    expect(slowest, `every claim of the dead host back in pending/ within 90 s: ${JSON.stringify([...backAfter])}`).toBeLessThanOrEqual(90_000);
+    // Done once each: one folder, one close that succeeded; a victim's worker started on the dead host and once more on the other.
+    expect(persistentDoubles, 'cards seen in two folders').toEqual([]);
+    const all = Array.from({ length: c.cards }, (_, i) => cardName(i + 1));
+    expect(c.list('done').sort()).toEqual(all);
+    expect(c.list('pending')).toEqual([]);
+    expect(c.list('in-progress')).toEqual([]);
+    const { starts, closes } = c.ledger();
+    const dead = c.pidns(1);
+    for (const n of all) {
+      expect(closes.get(n)?.filter((x) => x.rc === 0).length, `${n}: closes ${JSON.stringify(closes.get(n))}`).toBe(1);
+      expect(starts.get(n)?.filter((ns) => ns !== dead).length ?? 0, `${n}: worker starts on living hosts`).toBeLessThanOrEqual(1);
+      const text = fs.readFileSync(path.join(c.kanban, 'done', n), 'utf8');
+      expect(text.match(/^closed: /gm)?.length, n).toBe(1);
+    }
+    for (const v of victims) {
+      const text = fs.readFileSync(path.join(c.kanban, 'done', v.card), 'utf8');
+      expect(text, v.card).toMatch(/board: lease went stale: its supervisor on abt-alpha \(pid \d+\) has not refreshed it for \d+ s \(lease_stale_after 60 s\); its host is gone or cut off from the board; returned to pending\/ \(attempt 1 of 3\)/);
+      expect(parseFrontMatter(text).data.attempts, v.card).toBe(1);
+    }
+    console.log(`[multihost] dead host: ${c.cards} cards; host 1 SIGKILLed holding ${victims.length} claims; back in pending/ after ${[...backAfter.values()].map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
   }, 900_000);
 
   // Opt-in (ABT_MH_CACHED=1): what sshfs's default caching costs, for docs/scale.md. Correctness

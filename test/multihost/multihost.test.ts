@@ -562,6 +562,57 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
     console.log(`[multihost] dead host: ${c.cards} cards; host 1 SIGKILLed holding ${victims.length} claims; back in pending/ after ${[...backAfter.values()].map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
   }, 900_000);
 
+  // Opt-in (ABT_MH_SSHFS_BENCH=1): a measurement for bench/results.json (`sshfs`), not a test of
+  // behaviour. One host, the board over sshfs with caching off: one `board tick` at 1k and at 10k
+  // cards (the first, which journals every waiting card's verdict, and the next), next to the floor
+  // of the same reads over the same mount (every profile's and pending card's bytes, as in bench/run.mjs).
+  it.runIf(process.env.ABT_MH_SSHFS_BENCH === '1')('sshfs: one round at 1k and 10k cards next to the floor of the same reads', async () => {
+    const FLOOR = `import fs from 'node:fs';
+import path from 'node:path';
+const vault = process.argv[2];
+const files = [];
+for (const d of fs.readdirSync(path.join(vault, 'AGENTS'))) files.push(path.join(vault, 'AGENTS', d, 'PROFILE.md'));
+const pending = path.join(vault, 'KANBAN/pending');
+for (const n of fs.readdirSync(pending)) if (n.endsWith('.md')) files.push(path.join(pending, n));
+let bytes = 0;
+for (const f of files) {
+  const text = fs.readFileSync(f, 'latin1');
+  const end = text.indexOf('\\n---', 3);
+  bytes += end < 0 ? text.length : end + 4;
+}
+`;
+    const rows: Record<string, unknown>[] = [];
+    for (const cards of [1000, 10_000]) {
+      const c = cluster(cards);
+      fs.writeFileSync(path.join(c.dir, 'floor.mjs'), FLOOR);
+      const ms = (name: string) => `s=$(date +%s%3N); ${name}; echo "$(( $(date +%s%3N) - s ))"`;
+      const floorCmd = `node ${c.dir}/floor.mjs ${c.mount}/vault`;
+      const tickCmd = `node ${CLI} tick --config ${c.mount}/board.yml > /dev/null 2>> ${c.dir}/bench.err`;
+      const script = [
+        floorCmd, // untimed: the server's page cache warm for both
+        `f1=$(${ms(floorCmd)})`,
+        `t1=$(${ms(tickCmd)})`,
+        `t2=$(${ms(tickCmd)})`,
+        `f2=$(${ms(floorCmd)})`,
+        `echo "$f1 $t1 $t2 $f2" > ${c.dir}/bench.out`,
+        // [d]: the pattern must not match this script's own command line, which holds it.
+        "while pgrep -f '[d]ist/supervisor[.]js' > /dev/null; do sleep 0.2; done",
+      ].join('\n');
+      c.start(['abt-bench'], SHARED_MOUNT, ['bash', '-c', script]);
+      expect(await c.hosts[0]!.exited).toBe(0);
+      const [f1, t1, t2, f2] = readOr(path.join(c.dir, 'bench.out')).trim().split(' ').map(Number) as [number, number, number, number];
+      const floorMs = Math.min(f1, f2);
+      rows.push({ cards, profiles: 1, floorMs, firstTickMs: t1, nextTickMs: t2, firstRatio: Math.round((t1 / floorMs) * 100) / 100, nextRatio: Math.round((t2 / floorMs) * 100) / 100 });
+      console.log(`[multihost] sshfs, ${cards} cards: floor ${floorMs} ms; first tick ${t1} ms (${(t1 / floorMs).toFixed(2)}×), next tick ${t2} ms (${(t2 / floorMs).toFixed(2)}×)`);
+      await c.stop();
+      c.remove();
+    }
+    const file = path.resolve(HERE, '../../bench/results.json');
+    const results = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    results.sshfs = { when: new Date().toISOString(), mount: SHARED_MOUNT, loadavg: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), rows, definition: 'floor: a plain Node script reading every profile and pending card up to its closing fence over the same mount (best of 2); first tick journals every waiting card\'s verdict and claims max_dispatches_per_round (8); next: the same board again' };
+    fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  }, 1_800_000);
+
   // Opt-in (ABT_MH_CACHED=1): what sshfs's default caching costs, for docs/scale.md. Correctness
   // must hold even so; only the hosts' shares and the skipped rounds change.
   it.runIf(process.env.ABT_MH_CACHED === '1')('with sshfs\'s default caching: still each card done once (shares measured)', async () => {

@@ -73,6 +73,7 @@ const CONFIG: Record<string, string> = {
   max_attempts: 'a whole number of attempts before a card is blocked, e.g. `max_attempts: 3`',
   max_dispatches_per_round: 'a whole number of workers started per tick, e.g. `max_dispatches_per_round: 5`',
   zombie_after: 'a duration like 90m, 2h or 1d',
+  lease_stale_after: 'a duration like 60s, 2m or 1h',
   private_env: 'a KEY=value file for environment_from_private, e.g. `private_env: private.env`',
   logs: 'the folder for run logs and the journal, e.g. `logs: logs`',
   daily_budget: 'a map of limits across all runs of a day, e.g. `daily_budget: { tokens: 5000000, usd: 20 }`',

@@ -16,6 +16,7 @@ import { appendBoardFileSync } from './vault/board-file.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
 import { failureReason } from './worker/failure-reason.js';
+import { keepLease } from './worker/lease.js';
 import { selectRunner } from './worker/select-runner.js';
 import type { StartedWorker } from './worker/runner.js';
 import type { ComposedCommand } from './core/compose.js';
@@ -92,11 +93,13 @@ async function main(): Promise<number> {
     start: new Date().toISOString(),
     log: job.logFile,
     ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
+    leased: true,
   };
   if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
     note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
     return 0;
   }
+  const endLease = keepLease(job.kanbanDir, job.runId, (error) => note(job.logFile, `could not renew the run's lease: ${error.message}`));
   note(job.logFile, `starting ${job.command.file} for ${base.card} (run ${job.runId}) in ${job.command.cwd}${job.timeoutMs !== undefined ? `, time budget ${job.timeoutMs / 1000} s` : ''}`);
   // Record updates are chained so a late write can never overwrite the final one.
   let writes = Promise.resolve();
@@ -195,6 +198,7 @@ async function main(): Promise<number> {
   const budget = job.timeoutMs !== undefined ? setTimeout(() => stop('timed-out', `still running after its harness's timeout of ${job.timeoutMs! / 1000} s`), job.timeoutMs) : undefined;
 
   const exit = await worker.exited;
+  endLease();
   clearInterval(watch);
   if (budget) clearTimeout(budget);
   if (exit.startError) {

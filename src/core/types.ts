@@ -62,6 +62,10 @@ export interface RunFact {
   readonly reason?: string;
   /** The run's log file. */
   readonly log?: string;
+  /** The host its supervisor runs on. */
+  readonly host?: string;
+  /** How long ago its supervisor last refreshed its lease, for a supervisor that keeps one (src/worker/lease.ts). */
+  readonly leaseAgeMs?: number;
 }
 
 /**
@@ -108,6 +112,8 @@ export interface RoundSettings {
   readonly zombieAfterMs: number;
   /** How long a fresh claim may go without its supervisor starting before it counts as never started. */
   readonly startGraceMs: number;
+  /** A started run whose lease is older than this is reclaimed (its host is gone or cut off). */
+  readonly leaseStaleAfterMs: number;
   readonly defaultHarness: string;
   readonly harnesses: ReadonlyMap<string, Harness>;
   readonly harnessProblems: readonly FileProblem[];

@@ -10,7 +10,9 @@ import type { PlannedReclaim, RunFact } from './types.js';
  *   back without an attempt, once the start grace has passed;
  * - dead-worker: its run ended (or its supervisor died) while the card is still claimed:
  *   back at once, attempt + 1;
- * - expired: claimed longer than `zombie_after`: back, attempt + 1;
+ * - lease gone stale: its supervisor (on any host) stopped refreshing its run's lease for longer than
+ *   `lease_stale_after` (its host died, froze or lost the board): back, attempt + 1 (kind dead-worker);
+ * - expired: claimed longer than `zombie_after` (the cap on a live, refreshing worker): back, attempt + 1;
  * - closed: a close that crashed between its edit and its move (its lock still holds the intent): on to done/.
  * An attempt that reaches `max_attempts` sends the card back blocked.
  */
@@ -19,6 +21,7 @@ export interface ZombieSettings {
   readonly zombieAfterMs: number;
   readonly startGraceMs: number;
   readonly maxAttempts: number;
+  readonly leaseStaleAfterMs: number;
 }
 
 /** The run id a claim's supervisor records itself under: derivable from the card alone. */
@@ -150,6 +153,14 @@ export function findZombie(
   if (run?.state === 'started' && run.alive === false) {
     return spend('dead-worker', `worker supervisor (pid ${run.pid ?? '?'}) is gone and the card is still claimed`);
   }
+  // A lease is judged from every host, unlike a pid: the only way to see another host's death.
+  if (run?.state === 'started' && run.leaseAgeMs !== undefined && run.leaseAgeMs > settings.leaseStaleAfterMs) {
+    const where = run.host !== undefined ? `on ${run.host} ` : '';
+    return spend(
+      'dead-worker',
+      `lease went stale: its supervisor ${where}(pid ${run.pid ?? '?'}) has not refreshed it for ${seconds(run.leaseAgeMs)} (lease_stale_after ${seconds(settings.leaseStaleAfterMs)}); its host is gone or cut off from the board`,
+    );
+  }
   if (run === undefined || run.state === 'abandoned') {
     if (run?.state === 'abandoned' || age >= settings.startGraceMs) {
       return neverStarted(`claimed ${formatDuration(age)} ago but its worker never started`);
@@ -160,4 +171,8 @@ export function findZombie(
     return spend('expired', `zombie: claimed by ${card.agent ?? 'unknown'} ${formatDuration(age)} ago (zombie_after ${formatDuration(settings.zombieAfterMs)})`);
   }
   return undefined;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
 }

@@ -19,6 +19,7 @@ default_harness: ${EXAMPLE_HARNESS}          # the harness a profile gets when i
 # max_attempts: 3                 # a card is blocked after this many failed attempts
 # max_dispatches_per_round: 5     # workers started per tick at most
 # zombie_after: 2h                # a claim older than this goes back to pending/
+# lease_stale_after: 60s          # a claim whose supervisor stopped renewing its lease this long goes back
 # private_env: private.env        # KEY=value file for a harness's environment_from_private
 # logs: logs                      # run logs, the journal, stored runs
 # daily_budget: { tokens: 5000000, usd: 20 }   # spend across all runs of a day (none by default)

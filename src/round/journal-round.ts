@@ -4,7 +4,8 @@ import { localDate } from '../core/time.js';
 import { previousPeriod } from '../core/schedule.js';
 import type { Plan } from '../core/types.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
-import { JournalIndex, JournalLookup, dayFilesOf, noopJournal, openJournal, snapshotDayFiles, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
+import { materialize } from '../journal/event.js';
+import { JournalIndex, JournalLookup, dayFilesOf, newEventId, noopJournal, openJournal, snapshotDayFiles, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
 import { scheduledTemplateSchema } from '../schema/card.js';
 import { writeFileAtomic } from '../vault/atomic-write.js';
 import { readBoardText } from '../vault/board-file.js';
@@ -35,6 +36,8 @@ export class RoundJournal {
   private index: Promise<JournalIndex> | undefined;
   private broken = false;
   private reportedProblems = 0;
+  /** Cards' latest events (any kind) found in one pass for a batch (see `prefetch`). */
+  private readonly prefetched = new Map<string, JournalEvent | undefined>();
 
   constructor(
     readonly journal: Journal,
@@ -93,8 +96,18 @@ export class RoundJournal {
       if (e.card === card && (!kinds || kinds.includes(e.kind))) return e;
     }
     if (!this.journal.enabled) return undefined;
+    if (!kinds && this.prefetched.has(card)) return this.prefetched.get(card);
     if (!this.lookup) return (await this.loadIndex()).lastFor(card, kinds);
     return this.search(undefined, (lookup) => lookup.latestFor(card, { since: this.since, kinds }));
+  }
+
+  /** Look up many cards' latest events in one pass over the journal, for the `lastFor`s to come. */
+  private async prefetch(cards: Iterable<string>): Promise<void> {
+    if (!this.journal.enabled || !this.lookup) return;
+    const wanted = [...new Set(cards)].filter((c) => !this.prefetched.has(c));
+    if (wanted.length < 2) return;
+    const found = await this.search(undefined, (lookup) => lookup.latestForMany(wanted, { since: this.since }));
+    for (const [card, event] of found ?? []) this.prefetched.set(card, event);
   }
 
   /**
@@ -179,21 +192,36 @@ export class RoundJournal {
     }
     const next: Record<string, string> = {};
     if (only) for (const [card, verdict] of Object.entries(previous)) if (!only.has(card)) next[card] = verdict;
+    // The verdicts to journal, in order; then their causes in one pass over the journal and their
+    // lines in one append: a burst of new cards costs this round the journal's bytes once, not once a card.
+    const verdicts: Verdict[] = [];
     for (const w of plan.waiting) {
       next[w.card] = `waiting: ${w.reason}`;
-      if (previous[w.card] !== next[w.card]) await this.verdict('census:waiting', w.card, w.reason, previous[w.card]);
+      if (previous[w.card] !== next[w.card]) verdicts.push({ kind: 'census:waiting', card: w.card, reason: w.reason, before: previous[w.card] });
     }
     for (const b of plan.blocked) {
       // A block this round is journaled as card:blocked; a reworded `blocked:` value is not news.
       next[b.card] = 'blocked';
-      if (!b.new && previous[b.card] !== 'blocked') await this.verdict('census:blocked', b.card, b.reason, previous[b.card]);
+      if (!b.new && previous[b.card] !== 'blocked') verdicts.push({ kind: 'census:blocked', card: b.card, reason: b.reason, before: previous[b.card] });
     }
     for (const d of plan.dispatch) {
-      if (previous[d.card] === 'blocked') await this.verdict('card:unblocked', d.card, '`blocked` was cleared (seen by the census)', previous[d.card], 'human');
+      if (previous[d.card] === 'blocked') verdicts.push({ kind: 'card:unblocked', card: d.card, reason: '`blocked` was cleared (seen by the census)', before: previous[d.card], actor: 'human' });
     }
     for (const w of plan.waiting) {
-      if (previous[w.card] === 'blocked') await this.verdict('card:unblocked', w.card, '`blocked` was cleared (seen by the census)', previous[w.card], 'human');
+      if (previous[w.card] === 'blocked') verdicts.push({ kind: 'card:unblocked', card: w.card, reason: '`blocked` was cleared (seen by the census)', before: previous[w.card], actor: 'human' });
     }
+    await this.prefetch(verdicts.map((v) => v.card));
+    const events: NewEvent[] = [];
+    for (const v of verdicts) {
+      const last = await this.lastFor(v.card);
+      // A `board card unblock` already said so.
+      if (v.kind === 'card:unblocked' && last?.kind === 'card:unblocked') continue;
+      const event: NewEvent = { id: newEventId(), at: this.ctx.now, kind: v.kind, actor: v.actor ?? ACTOR, card: v.card, cause: last?.id, detail: v.reason, ...(v.before !== undefined ? { data: { before: v.before } } : {}) };
+      // Seen by the next verdict's lookup at once (a card unblocked and waiting: its cause is the wait).
+      this.appended.push(materialize(event, () => this.ctx.now));
+      events.push(event);
+    }
+    if (events.length > 0) await this.journal.appendMany(events);
     const same = Object.keys(previous).length === Object.keys(next).length && Object.entries(next).every(([k, v]) => previous[k] === v);
     if (same) return;
     try {
@@ -202,13 +230,6 @@ export class RoundJournal {
     } catch (error) {
       this.ctx.logger.warn({ err: error }, 'could not write verdicts.json: unchanged verdicts may be journaled again');
     }
-  }
-
-  private async verdict(kind: NewEvent['kind'], card: string, reason: string, before: string | undefined, actor = ACTOR): Promise<void> {
-    const last = await this.lastFor(card);
-    // A `board card unblock` already said so.
-    if (kind === 'card:unblocked' && last?.kind === 'card:unblocked') return;
-    await this.append({ kind, actor, card, cause: last?.id, detail: reason, ...(before !== undefined ? { data: { before } } : {}) });
   }
 
   /**
@@ -275,6 +296,14 @@ export class RoundJournal {
     }
     return this.search(undefined, (lookup) => lookup.earliestAt({ since: this.since }));
   }
+}
+
+interface Verdict {
+  readonly kind: 'census:waiting' | 'census:blocked' | 'card:unblocked';
+  readonly card: string;
+  readonly reason: string;
+  readonly before: string | undefined;
+  readonly actor?: string;
 }
 
 /** A bound on how far back one tick looks for skipped periods (over a year of days). */

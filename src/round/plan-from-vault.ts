@@ -17,6 +17,7 @@ export function roundSettings(board: LoadedBoard): RoundSettings {
     maxDispatches: c.max_dispatches_per_round,
     zombieAfterMs: c.zombie_after,
     startGraceMs: Math.min(START_GRACE_MS, c.zombie_after),
+    leaseStaleAfterMs: c.lease_stale_after,
     defaultHarness: c.default_harness,
     harnesses: board.harnesses,
     harnessProblems: board.harnessProblems,

@@ -13,6 +13,7 @@ import { assertRealFolders, isLinkedProfileFolder } from '../vault/real-folders.
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import type { CensusCache } from '../vault/census-cache.js';
 import { neverStartedInARow, previousFailure, readRunRecord, runFactOf } from '../vault/runs.js';
+import { leaseAge } from '../worker/lease.js';
 import { interruptedCloses } from '../vault/card-lock.js';
 import { RoundError } from '../errors.js';
 
@@ -345,7 +346,10 @@ async function readRunFacts(layout: VaultLayout, inProgress: readonly Parsed<Car
     if (!c.ok || !c.value.claimed) return;
     const runId = runIdFor(c.file, c.value.claimed, c.value.attempts);
     const record = await readRunRecord(layout.kanban, runId);
-    if (record) runs.set(runId, runFactOf(record));
+    if (!record) return;
+    // Only a running, leasing supervisor's lease is worth a stat (a round trip on a network mount).
+    const age = record.state === 'started' && record.leased === true ? await leaseAge(layout.kanban, runId) : undefined;
+    runs.set(runId, runFactOf(record, age));
   });
   return runs;
 }

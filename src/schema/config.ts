@@ -29,6 +29,8 @@ export const configSchema = z.strictObject({
   max_attempts: z.number().int().min(1).default(3),
   max_dispatches_per_round: z.number().int().min(0).default(5),
   zombie_after: durationSchema.default(2 * 3_600_000),
+  // A claim whose supervisor's lease (its run record's mtime, refreshed every 10 s) is older than this is reclaimed, on any host.
+  lease_stale_after: durationSchema.default(60_000),
   private_env: z.string().min(1).optional(),
   logs: z.string().min(1).default('logs'),
   /** Spend limit across all runs of a local day, enforced by every run's credential proxy. */

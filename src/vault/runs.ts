@@ -53,6 +53,8 @@ export interface RunRecord {
   readonly reason?: string;
   /** The last lines of its log (at most 20 lines / 4 KiB), escaped and with secrets scrubbed. */
   readonly tail?: string;
+  /** Its supervisor renews this record's mtime while it lives (its lease, src/worker/lease.ts). */
+  readonly leased?: boolean;
 }
 
 /** A `board card` verb the board refused to a worker: its own stderr line, kept for the run's reason. */
@@ -89,10 +91,13 @@ export async function readRunRecord(kanbanDir: string, runId: string): Promise<R
   }
 }
 
-export function runFactOf(record: RunRecord): RunFact {
+/** What the round knows of a run from its record; `leaseAgeMs` when the shell measured its lease. */
+export function runFactOf(record: RunRecord, leaseAgeMs?: number): RunFact {
   const judgeable = sameProcessSpace(record);
   return {
     state: record.state,
+    host: record.host,
+    ...(leaseAgeMs !== undefined && record.leased === true && record.state === 'started' ? { leaseAgeMs } : {}),
     ...(record.pid !== undefined ? { pid: record.pid } : {}),
     ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
     ...(record.state === 'started' && judgeable && record.pid !== undefined ? { alive: isProcessAlive(record.pid) } : {}),

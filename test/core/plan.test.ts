@@ -50,6 +50,7 @@ function settings(over: Partial<RoundSettings> = {}): RoundSettings {
     maxDispatches: 5,
     zombieAfterMs: 2 * 3_600_000,
     startGraceMs: 5 * 60_000,
+    leaseStaleAfterMs: 60_000,
     defaultHarness: 'local',
     harnesses: new Map([
       ['local', harnessSchema.parse({ command: ['agent', '{prompt}'], prompt_template: 'p' })],

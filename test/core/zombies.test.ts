@@ -4,7 +4,7 @@ import { cardSchema, type Card } from '../../src/schema/card.js';
 import type { RunFact } from '../../src/core/types.js';
 
 const MIN = 60_000;
-const settings: ZombieSettings = { zombieAfterMs: 120 * MIN, startGraceMs: 5 * MIN, maxAttempts: 3 };
+const settings: ZombieSettings = { zombieAfterMs: 120 * MIN, startGraceMs: 5 * MIN, maxAttempts: 3, leaseStaleAfterMs: MIN };
 const CLAIMED = '2026-08-20T10:00:00Z';
 const claimedAt = Date.parse(CLAIMED);
 const after = (minutes: number) => new Date(claimedAt + minutes * MIN);
@@ -85,6 +85,43 @@ describe('findZombie', () => {
         claim: CLAIMED,
         runId: 'write-post.20260820T100000Z.a2',
         block: `${STAMP} worker exited (exit code 3) without closing the card; attempts exhausted (3 of max_attempts 3)`,
+      },
+    ],
+    // Leases: judged from any host, where a pid cannot be.
+    [
+      'lease stale on another host: reclaimed at once, attempt + 1',
+      {},
+      { state: 'started', pid: 4242, host: 'host-b', leaseAgeMs: 61_000 },
+      3,
+      {
+        card: FILE,
+        kind: 'dead-worker',
+        reason: 'lease went stale: its supervisor on host-b (pid 4242) has not refreshed it for 61 s (lease_stale_after 60 s); its host is gone or cut off from the board',
+        attempts: 1,
+        claim: CLAIMED,
+        runId,
+      },
+    ],
+    ['lease exactly lease_stale_after old: not yet', {}, { state: 'started', pid: 4242, host: 'host-b', leaseAgeMs: 60_000 }, 3, undefined],
+    ['lease fresh on another host: a live worker, young', {}, { state: 'started', pid: 4242, host: 'host-b', leaseAgeMs: 9_000 }, 100, undefined],
+    ['lease fresh but past zombie_after: zombie_after stays the cap', {}, { state: 'started', pid: 4242, host: 'host-b', leaseAgeMs: 9_000 }, 121, { card: FILE, kind: 'expired', reason: 'zombie: claimed by writer 2h1m ago (zombie_after 2h)', attempts: 1, claim: CLAIMED, runId }],
+    ['lease stale on this host, supervisor alive (frozen): reclaimed', {}, { state: 'started', pid: 42, alive: true, host: 'here', leaseAgeMs: 300_000 }, 10, { card: FILE, kind: 'dead-worker', reason: 'lease went stale: its supervisor on here (pid 42) has not refreshed it for 300 s (lease_stale_after 60 s); its host is gone or cut off from the board', attempts: 1, claim: CLAIMED, runId }],
+    ['supervisor gone on this host: said so, whatever the lease', {}, { state: 'started', pid: 77, alive: false, leaseAgeMs: 300_000 }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker supervisor (pid 77) is gone and the card is still claimed', attempts: 1, claim: CLAIMED, runId }],
+    ['exited run: its exit, not its lease', {}, { state: 'exited', exitCode: 2, leaseAgeMs: 300_000 }, 1, { card: FILE, kind: 'dead-worker', reason: 'worker exited (exit code 2) without closing the card', attempts: 1, claim: CLAIMED, runId }],
+    ['no lease (a supervisor from before leases): zombie_after only', {}, { state: 'started', pid: 4242, host: 'host-b' }, 119, undefined],
+    [
+      'lease stale at max_attempts: blocked',
+      { attempts: 2 },
+      { state: 'started', host: 'host-b', leaseAgeMs: 90_000 },
+      3,
+      {
+        card: FILE,
+        kind: 'dead-worker',
+        reason: 'lease went stale: its supervisor on host-b (pid ?) has not refreshed it for 90 s (lease_stale_after 60 s); its host is gone or cut off from the board',
+        attempts: 3,
+        claim: CLAIMED,
+        runId: 'write-post.20260820T100000Z.a2',
+        block: `${STAMP} lease went stale: its supervisor on host-b (pid ?) has not refreshed it for 90 s (lease_stale_after 60 s); its host is gone or cut off from the board; attempts exhausted (3 of max_attempts 3)`,
       },
     ],
     ['a blocked card is never a zombie', { blocked: '2026-08-20 x' }, { state: 'exited', exitCode: 1 }, 9999, undefined],

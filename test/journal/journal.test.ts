@@ -39,6 +39,40 @@ describe('journal: append and read', () => {
     expect((await journal.read({ since: new Date(2026, 11, 3) })).events).toEqual([]);
   });
 
+  it('appends many events in order, each day file opened once, ids and times as given, long lines summarized', async () => {
+    const logs = tmp();
+    const journal = openJournal(logs);
+    const day1 = new Date(2026, 11, 2, 23, 59);
+    const day2 = new Date(2026, 11, 3, 0, 1);
+    const stored = await journal.appendMany([
+      { id: 'ev-given-1', at: day1, kind: 'census:waiting', actor: 'board', card: 'a.md', detail: 'one' },
+      { at: day1, kind: 'census:waiting', actor: 'board', card: 'b.md', cause: 'ev-given-1', detail: 'x'.repeat(10_000) },
+      { at: day2, kind: 'card:unblocked', actor: 'human', card: 'a.md' },
+    ]);
+    expect(stored[0]!.id).toBe('ev-given-1');
+    const lines1 = fs.readFileSync(dayFile(journalDir(logs), day1), 'utf8').split('\n').filter(Boolean);
+    const lines2 = fs.readFileSync(dayFile(journalDir(logs), day2), 'utf8').split('\n').filter(Boolean);
+    expect(lines1.map((l) => JSON.parse(l).card)).toEqual(['a.md', 'b.md']);
+    expect(lines2.map((l) => JSON.parse(l).id)).toEqual([stored[2]!.id]);
+    for (const l of [...lines1, ...lines2]) expect(Buffer.byteLength(l) + 1).toBeLessThanOrEqual(MAX_LINE_BYTES);
+    const read = await journal.read();
+    expect(read.events.map((e) => [e.card, e.cause])).toEqual([
+      ['a.md', undefined],
+      ['b.md', 'ev-given-1'],
+      ['a.md', undefined],
+    ]);
+    expect(await journal.appendMany([])).toEqual([]);
+  });
+
+  it('appendMany reports the events it could not store and never throws', async () => {
+    const logs = tmp();
+    fs.writeFileSync(path.join(logs, 'journal'), 'a file where the folder should be');
+    const failed: string[] = [];
+    const journal = openJournal(logs, { onError: (_e, event) => void failed.push(event.card ?? '') });
+    await journal.appendMany([{ kind: 'census:waiting', actor: 'board', card: 'a.md' }, { kind: 'census:waiting', actor: 'board', card: 'b.md' }]);
+    expect(failed).toEqual(['a.md', 'b.md']);
+  });
+
   it('keeps every line under PIPE_BUF by summarizing long details, never the causal fields', async () => {
     const logs = tmp();
     const journal = openJournal(logs);

@@ -53,6 +53,31 @@ function busyJournal(days: number, perDay: number): { dir: string; ids: Map<stri
   return { dir, ids };
 }
 
+describe('a burst: one round meets many new cards', () => {
+  it("journals each waiting card's verdict once, caused by its own latest event, with the causes found in one pass", async () => {
+    const files: Record<string, string> = { 'AGENTS/writer/PROFILE.md': profile('writer', 'function: write\nhandles: [blog post draft]\nskills: [draft]') };
+    for (let i = 0; i < 12; i++) files[`KANBAN/pending/c${String(i).padStart(2, '0')}.md`] = card(`function: write\nrequest: a blog post draft\ncreated: 2026-12-02 09:${String(i).padStart(2, '0')}\norigin: human\npaths: []\nattempts: 0`);
+    const root = makeBoard(files);
+    const logs = path.join(root, 'logs');
+    const journal = openJournal(logs);
+    // Some cards have history (one a day back), the others were dropped by hand: no event names them.
+    const created = new Map<string, string>();
+    for (const name of ['c06.md', 'c08.md', 'c11.md']) created.set(name, (await journal.append({ kind: 'card:created', actor: 'human', card: name, at: new Date(dayStart(name === 'c08.md' ? 1 : 0) + 9 * 3600_000) })).id);
+    await journal.append({ kind: 'card:noted', actor: 'human', card: 'other.md', detail: 'mentions "card":"c07.md"', data: { card: 'c07.md' }, at: new Date(dayStart(0) + 9 * 3600_000) });
+    const now = new Date(dayStart(0) + 10 * 3600_000).toISOString();
+    const env: CommandEnv = { cwd: root, env: {}, stdout: () => undefined, logger: silentLogger(), clock: () => new Date(now) };
+    expect(await tickCommand({ now, json: true }, env, new FakeSpawner())).toBe(0);
+    const { events } = await journal.read();
+    const waits = events.filter((e) => e.kind === 'census:waiting');
+    // Five dispatched (max_dispatches_per_round), the seven others wait for capacity.
+    expect(waits.map((e) => e.card)).toEqual(['c05.md', 'c06.md', 'c07.md', 'c08.md', 'c09.md', 'c10.md', 'c11.md']);
+    for (const e of waits) expect(e.cause, e.card).toBe(created.get(e.card!));
+    // The next round: same verdicts, nothing journaled again.
+    expect(await tickCommand({ now, json: true }, env, new FakeSpawner())).toBe(0);
+    expect((await journal.read()).events.filter((e) => e.kind === 'census:waiting')).toHaveLength(7);
+  });
+});
+
 describe('journal lookup: stops early', () => {
   const since = new Date(dayStart(0) + 12 * 3600_000 - 92 * DAY);
 
@@ -148,7 +173,7 @@ function writeJournal(days: [number, fc.infer<typeof eventArb>[], boolean][]): s
         actor: 'board',
         ...(e.card !== undefined ? { card: e.card } : {}),
         // Another card named in the data: a false match the lookup must reject.
-        ...(e.mention !== undefined ? { data: { before: e.mention } } : {}),
+        ...(e.mention !== undefined ? { data: { before: e.mention, card: e.mention } } : {}),
       };
       const whole = JSON.stringify(event);
       if (e.noise === 'garbage') text += `not json ${JSON.stringify(e.mention ?? 'x')}\n`;
@@ -179,6 +204,9 @@ describe('journal lookup: the same answers as a full read', () => {
           const lookup = new JournalLookup(dayFilesOf(dir));
 
           expect((await lookup.latestFor(card, { since, kinds }))?.id).toBe(index.lastFor(card, kinds)?.id);
+          // Many cards in one pass: each the same as its own search (a card no event names included).
+          const many = await new JournalLookup(dayFilesOf(dir)).latestForMany([...CARDS, 'nobody.md'], { since });
+          for (const c of [...CARDS, 'nobody.md']) expect(many.get(c)?.id, c).toBe(index.lastFor(c)?.id);
 
           const events = [...index.byId.values()];
           for (const e of events.slice(0, 3)) expect((await lookup.byId(e.id, { since }))?.id).toBe(e.id);

@@ -94,6 +94,7 @@ const settings = (over: Partial<RoundSettings> = {}): RoundSettings => ({
   maxDispatches: 5,
   zombieAfterMs: 7_200_000,
   startGraceMs: 300_000,
+  leaseStaleAfterMs: 60_000,
   defaultHarness: 'local',
   harnesses: new Map([['local', harnessSchema.parse({ command: ['agent'], prompt_template: 'p' })]]),
   harnessProblems: [],

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { runIdFor } from '../../src/core/zombies.js';
+import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { makeTree, profile } from '../helpers/vault.js';
 
 /**
@@ -69,7 +71,7 @@ class Cluster {
    * `zombieAfter` also bounds the start grace (a claim whose round died before its worker started
    * goes back after min(5 min, zombie_after)): the SIGKILL scenario shortens it to keep the test short.
    */
-  constructor(readonly cards: number, readonly zombieAfter = '2h') {
+  constructor(readonly cards: number, readonly zombieAfter = '2h', readonly workSeconds = 0) {
     const files: Record<string, string> = {
       'board.yml': `vault: vault\nharnesses: harnesses\nmodels: models.yml\ndefault_harness: mh\nlogs: logs\nmax_dispatches_per_round: 8\nzombie_after: ${zombieAfter}\n`,
       'harnesses/mh.yml': `command: ["/bin/sh", "${this.dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\n`,
@@ -92,7 +94,7 @@ class Cluster {
 ns=$(readlink /proc/self/ns/pid)
 card=$(basename "$BOARD_CARD")
 echo "start $card $ns" >> ${this.dir}/ledger
-node "$BOARD_BIN" card close "$BOARD_CARD" --empty "multi-host test worker" >> ${this.dir}/worker-$card.log 2>&1
+${workSeconds > 0 ? `sleep ${workSeconds}\n` : ''}node "$BOARD_BIN" card close "$BOARD_CARD" --empty "multi-host test worker" >> ${this.dir}/worker-$card.log 2>&1
 rc=$?
 echo "close $card $ns $rc" >> ${this.dir}/ledger
 exit $rc
@@ -169,6 +171,33 @@ while pgrep -f supervisor.js > /dev/null; do sleep 0.2; done
     } catch {
       return undefined;
     }
+  }
+
+  /** A card's `claimed` while it is in in-progress/. */
+  claimOf(card: string): string | undefined {
+    try {
+      const claimed = parseFrontMatter(fs.readFileSync(path.join(this.kanban, 'in-progress', card), 'utf8')).data.claimed;
+      return typeof claimed === 'string' ? claimed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The claims in in-progress/ whose run was started by a supervisor of host `index`. */
+  claimsOf(index: number): { card: string; claim: string }[] {
+    const ns = this.pidns(index);
+    const out: { card: string; claim: string }[] = [];
+    for (const card of this.list('in-progress')) {
+      try {
+        const data = parseFrontMatter(fs.readFileSync(path.join(this.kanban, 'in-progress', card), 'utf8')).data;
+        if (typeof data.claimed !== 'string') continue;
+        const record = JSON.parse(fs.readFileSync(path.join(this.kanban, '.runs', `${runIdFor(card, data.claimed, Number(data.attempts ?? 0))}.json`), 'utf8')) as { state: string; pidns?: string };
+        if (record.state === 'started' && record.pidns === ns) out.push({ card, claim: data.claimed });
+      } catch {
+        // moved meanwhile, or no record yet
+      }
+    }
+    return out;
   }
 
   /** The processes (pids as this machine sees them) in host `index`'s PID namespace. */
@@ -321,8 +350,8 @@ afterAll(() => {
   for (const c of clusters.splice(0)) c.remove();
 });
 
-function cluster(cards: number, zombieAfter?: string): Cluster {
-  const c = new Cluster(cards, zombieAfter);
+function cluster(cards: number, zombieAfter?: string, workSeconds?: number): Cluster {
+  const c = new Cluster(cards, zombieAfter, workSeconds);
   clusters.push(c);
   return c;
 }
@@ -483,6 +512,106 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
     const perHost = expectEveryHostWorked(c);
     report('host frozen', c, perHost, `; taken over ${((takenAt! - frozen!.mtime) / 1000).toFixed(1)} s after its last refresh`);
   }, 900_000);
+
+  it('a host SIGKILLed (supervisors and workers with it) while holding claims: every claim back within 90 s by its lease, every card done once', async () => {
+    // zombie_after stays 2 h: only the leases (lease_stale_after 60 s) can bring these cards back in time.
+    const c = cluster(Math.min(CARDS, 32), '2h', 12);
+    c.start(['abt-alpha', 'abt-beta']);
+    let victims: { card: string; claim: string }[] = [];
+    let killedAt = 0;
+    const backAfter = new Map<string, number>();
+    const { persistentDoubles } = await c.runToTheEnd(600_000, async () => {
+      // Host 1 goes quiet between two rounds (so no claim of it lacks its supervisor), holding claims
+      // whose workers run; then everything in it dies at once, its mount with it.
+      while (c.claimsOf(1).length === 0) await sleep(100);
+      fs.writeFileSync(path.join(c.dir, 'pause-1'), '');
+      while (c.processesOf(1).some((pid) => readOr(`/proc/${pid}/cmdline`).includes(' tick') || readOr(`/proc/${pid}/cmdline`).includes('\0tick\0'))) await sleep(50);
+      await sleep(1000);
+      victims = c.claimsOf(1);
+      signalHost(c, 1, 'SIGKILL');
+      killedAt = Date.now();
+      // Each victim's claim leaves in-progress/ (reclaimed to pending/, and then perhaps claimed anew).
+      while (backAfter.size < victims.length && Date.now() - killedAt < 180_000) {
+        for (const v of victims) if (!backAfter.has(v.card) && c.claimOf(v.card) !== v.claim) backAfter.set(v.card, Date.now() - killedAt);
+        await sleep(100);
+      }
+    });
+    await c.stop();
+    expect(victims.length, 'claims host 1 held when it died').toBeGreaterThan(0);
+    const slowest = Math.max(...victims.map((v) => backAfter.get(v.card) ?? Infinity));
+    expect(slowest, `every claim of the dead host back in pending/ within 90 s: ${JSON.stringify([...backAfter])}`).toBeLessThanOrEqual(90_000);
+    // Done once each: one folder, one close that succeeded; a victim's worker started on the dead host and once more on the other.
+    expect(persistentDoubles, 'cards seen in two folders').toEqual([]);
+    const all = Array.from({ length: c.cards }, (_, i) => cardName(i + 1));
+    expect(c.list('done').sort()).toEqual(all);
+    expect(c.list('pending')).toEqual([]);
+    expect(c.list('in-progress')).toEqual([]);
+    const { starts, closes } = c.ledger();
+    const dead = c.pidns(1);
+    for (const n of all) {
+      expect(closes.get(n)?.filter((x) => x.rc === 0).length, `${n}: closes ${JSON.stringify(closes.get(n))}`).toBe(1);
+      expect(starts.get(n)?.filter((ns) => ns !== dead).length ?? 0, `${n}: worker starts on living hosts`).toBeLessThanOrEqual(1);
+      const text = fs.readFileSync(path.join(c.kanban, 'done', n), 'utf8');
+      expect(text.match(/^closed: /gm)?.length, n).toBe(1);
+    }
+    for (const v of victims) {
+      const text = fs.readFileSync(path.join(c.kanban, 'done', v.card), 'utf8');
+      expect(text, v.card).toMatch(/board: lease went stale: its supervisor on abt-alpha \(pid \d+\) has not refreshed it for \d+ s \(lease_stale_after 60 s\); its host is gone or cut off from the board; returned to pending\/ \(attempt 1 of 3\)/);
+      expect(parseFrontMatter(text).data.attempts, v.card).toBe(1);
+    }
+    console.log(`[multihost] dead host: ${c.cards} cards; host 1 SIGKILLed holding ${victims.length} claims; back in pending/ after ${[...backAfter.values()].map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
+  }, 900_000);
+
+  // Opt-in (ABT_MH_SSHFS_BENCH=1): a measurement for bench/results.json (`sshfs`), not a test of
+  // behaviour. One host, the board over sshfs with caching off: one `board tick` at 1k and at 10k
+  // cards (the first, which journals every waiting card's verdict, and the next), next to the floor
+  // of the same reads over the same mount (every profile's and pending card's bytes, as in bench/run.mjs).
+  it.runIf(process.env.ABT_MH_SSHFS_BENCH === '1')('sshfs: one round at 1k and 10k cards next to the floor of the same reads', async () => {
+    const FLOOR = `import fs from 'node:fs';
+import path from 'node:path';
+const vault = process.argv[2];
+const files = [];
+for (const d of fs.readdirSync(path.join(vault, 'AGENTS'))) files.push(path.join(vault, 'AGENTS', d, 'PROFILE.md'));
+const pending = path.join(vault, 'KANBAN/pending');
+for (const n of fs.readdirSync(pending)) if (n.endsWith('.md')) files.push(path.join(pending, n));
+let bytes = 0;
+for (const f of files) {
+  const text = fs.readFileSync(f, 'latin1');
+  const end = text.indexOf('\\n---', 3);
+  bytes += end < 0 ? text.length : end + 4;
+}
+`;
+    const rows: Record<string, unknown>[] = [];
+    for (const cards of [1000, 10_000]) {
+      const c = cluster(cards);
+      fs.writeFileSync(path.join(c.dir, 'floor.mjs'), FLOOR);
+      const ms = (name: string) => `s=$(date +%s%3N); ${name}; echo "$(( $(date +%s%3N) - s ))"`;
+      const floorCmd = `node ${c.dir}/floor.mjs ${c.mount}/vault`;
+      const tickCmd = `node ${CLI} tick --config ${c.mount}/board.yml > /dev/null 2>> ${c.dir}/bench.err`;
+      const script = [
+        floorCmd, // untimed: the server's page cache warm for both
+        `f1=$(${ms(floorCmd)})`,
+        `t1=$(${ms(tickCmd)})`,
+        `t2=$(${ms(tickCmd)})`,
+        `f2=$(${ms(floorCmd)})`,
+        `echo "$f1 $t1 $t2 $f2" > ${c.dir}/bench.out`,
+        // [d]: the pattern must not match this script's own command line, which holds it.
+        "while pgrep -f '[d]ist/supervisor[.]js' > /dev/null; do sleep 0.2; done",
+      ].join('\n');
+      c.start(['abt-bench'], SHARED_MOUNT, ['bash', '-c', script]);
+      expect(await c.hosts[0]!.exited).toBe(0);
+      const [f1, t1, t2, f2] = readOr(path.join(c.dir, 'bench.out')).trim().split(' ').map(Number) as [number, number, number, number];
+      const floorMs = Math.min(f1, f2);
+      rows.push({ cards, profiles: 1, floorMs, firstTickMs: t1, nextTickMs: t2, firstRatio: Math.round((t1 / floorMs) * 100) / 100, nextRatio: Math.round((t2 / floorMs) * 100) / 100 });
+      console.log(`[multihost] sshfs, ${cards} cards: floor ${floorMs} ms; first tick ${t1} ms (${(t1 / floorMs).toFixed(2)}×), next tick ${t2} ms (${(t2 / floorMs).toFixed(2)}×)`);
+      await c.stop();
+      c.remove();
+    }
+    const file = path.resolve(HERE, '../../bench/results.json');
+    const results = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    results.sshfs = { when: new Date().toISOString(), mount: SHARED_MOUNT, loadavg: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), rows, definition: 'floor: a plain Node script reading every profile and pending card up to its closing fence over the same mount (best of 2); first tick journals every waiting card\'s verdict and claims max_dispatches_per_round (8); next: the same board again' };
+    fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  }, 1_800_000);
 
   // Opt-in (ABT_MH_CACHED=1): what sshfs's default caching costs, for docs/scale.md. Correctness
   // must hold even so; only the hosts' shares and the skipped rounds change.

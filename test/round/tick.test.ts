@@ -329,6 +329,41 @@ describe('tick: zombies', () => {
     expect(exists(root, 'vault/KANBAN/pending/dead.md')).toBe(true);
   });
 
+  it('reclaims a young claim whose lease went stale on another host, and leaves one whose lease is fresh', async () => {
+    const root = makeBoard({
+      'AGENTS/writer/PROFILE.md': WRITER,
+      'KANBAN/in-progress/gone.md': claimedCard('2026-12-02T09:59:00.000Z'),
+      'KANBAN/in-progress/live.md': claimedCard('2026-12-02T09:59:00.000Z'),
+      'KANBAN/in-progress/old-supervisor.md': claimedCard('2026-12-02T09:59:00.000Z'),
+    });
+    const started = { state: 'started', host: 'another-host', pidns: 'pid:[1]', pid: 4242 };
+    runRecord(root, 'gone.20261202T095900000Z.a0', { ...started, card: 'gone.md', leased: true });
+    runRecord(root, 'live.20261202T095900000Z.a0', { ...started, card: 'live.md', leased: true });
+    // A record from a supervisor that keeps no lease is judged by zombie_after alone, however old its mtime.
+    runRecord(root, 'old-supervisor.20261202T095900000Z.a0', { ...started, card: 'old-supervisor.md' });
+    const stale = new Date(Date.now() - 90_000);
+    for (const id of ['gone', 'old-supervisor']) fs.utimesSync(path.join(root, `vault/KANBAN/.runs/${id}.20261202T095900000Z.a0.json`), stale, stale);
+    const { json } = await tick(root);
+    expect(json.zombies).toEqual([expect.objectContaining({ card: 'gone.md', kind: 'dead-worker', attempts: 1 })]);
+    const back = parseFrontMatter(read(root, 'vault/KANBAN/pending/gone.md'));
+    expect(back.data).toMatchObject({ attempts: 1 });
+    expect(back.data.claimed).toBeUndefined();
+    expect(back.body).toMatch(/board: lease went stale: its supervisor on another-host \(pid 4242\) has not refreshed it for 9\d s \(lease_stale_after 60 s\); its host is gone or cut off from the board; returned to pending\/ \(attempt 1 of 3\)\./);
+    // Its supervisor, should its host come back, finds the card gone and this request to stop.
+    expect(JSON.parse(read(root, 'vault/KANBAN/.runs/gone.20261202T095900000Z.a0.stop'))).toMatchObject({ reason: 'reclaimed' });
+    expect(exists(root, 'vault/KANBAN/in-progress/live.md')).toBe(true);
+    expect(exists(root, 'vault/KANBAN/in-progress/old-supervisor.md')).toBe(true);
+  });
+
+  it('honours lease_stale_after from board.yml', async () => {
+    const root = makeBoard({ 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/in-progress/gone.md': claimedCard('2026-12-02T09:59:00.000Z') });
+    fs.appendFileSync(path.join(root, 'board.yml'), 'lease_stale_after: 5m\n');
+    runRecord(root, 'gone.20261202T095900000Z.a0', { state: 'started', host: 'another-host', pid: 4242, card: 'gone.md', leased: true });
+    const stale = new Date(Date.now() - 90_000);
+    fs.utimesSync(path.join(root, 'vault/KANBAN/.runs/gone.20261202T095900000Z.a0.json'), stale, stale);
+    expect((await tick(root)).json.zombies).toEqual([]);
+  });
+
   it('returns a torn claim (no `claimed`) without spending an attempt', async () => {
     const root = makeBoard({ 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/in-progress/torn.md': basicCard() });
     const { json } = await tick(root);

@@ -119,7 +119,7 @@ describe('workers under the board control', () => {
     expect(String(data.blocked)).toContain('cancelled: wrong brief');
     expect(data.claimed).toBeUndefined();
     const record = await waitFor('the run record to say how it ended', () => runRecords(b.vault).find((r) => r.ended !== undefined), 10_000);
-    expect(record).toMatchObject({ state: 'exited', ended: 'stopped', stopped: 'cancelled' });
+    expect(record).toMatchObject({ state: 'exited', ended: 'stopped', stopped: 'cancelled', leased: true });
   }, 60_000);
 
   it.concurrent('a timeout stops the worker, records it as timed out, and the card goes back with attempts + 1', async () => {

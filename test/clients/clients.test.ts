@@ -23,7 +23,7 @@ import { startFakeModel } from './fake-model.mjs';
 
 interface Fake {
   url: string;
-  requests: { format: string | null; raw: string; body: { model?: string }; tools: { name: string }[]; main: boolean; path: string }[];
+  requests: { format: string | null; raw: string; body: { model?: string }; tools: { name: string }[]; main: boolean; path: string; headers: Record<string, string | string[] | undefined> }[];
   results: { step: number | null; text: string; error: boolean }[];
   close: () => Promise<void>;
 }
@@ -134,6 +134,19 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
 
           // The run folder (HOME, config dir, shims) is gone.
           expect(fs.readdirSync(b.tmp)).toEqual([]);
+
+          // Confined (CONTRACT "Workers are confined"): the run ran in the OS sandbox, the key rode
+          // only from the run's credential proxy to the model (the CLI held a placeholder), and the
+          // proxy measured what the model used.
+          const runsDir = path.join(b.vault, 'KANBAN', '.runs');
+          const records = fs.readdirSync(runsDir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(runsDir, f), 'utf8')) as Record<string, any>);
+          expect(records.map((r) => r.sandbox?.confined)).toEqual([true]);
+          expect(records[0]!.usage?.requests).toBeGreaterThan(0);
+          expect(records[0]!.usage?.input_tokens).toBeGreaterThan(0);
+          const key = harness === 'codex' ? SECRETS.OPENAI_API_KEY : SECRETS.ANTHROPIC_API_KEY;
+          const auth = live.requests.filter((r) => r.main).map((r) => JSON.stringify(r.headers));
+          expect(auth.every((h) => h.includes(key))).toBe(true);
+          expect(auth.join('')).not.toContain('board-placeholder-');
         }
       } finally {
         await live.close();

@@ -1,10 +1,13 @@
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
-import { CARD, SECRETS, SSH_KEY, TEAM_TOKEN, allText, board, installed, makeClientBoard, runsEnded, settled, stopLeftovers, type ClientBoard } from './board.js';
+import { CARD, REPO, SECRETS, SSH_KEY, TEAM_TOKEN, allText, board, installed, makeClientBoard, runsEnded, settled, stopLeftovers, type ClientBoard } from './board.js';
 // Plain Node ESM so it can also be run by hand (node test/clients/fake-model.mjs).
 import { startFakeModel } from './fake-model.mjs';
+import { ATTACKS, materialize } from '../security/attacks.mjs';
 
 /**
  * The real agent CLIs, driven by the board as a user would run them (`npm run test:clients`).
@@ -150,6 +153,69 @@ for (const harness of Object.keys(CLIS) as Harness[]) {
         }
       } finally {
         await live.close();
+      }
+    });
+
+    it('the attack list, run by the real CLI with its own tools: nothing the sandbox hides reaches the model, no connection, and the card still closes', async () => {
+      let steps: object[] = [];
+      const live = (await startFakeModel({ script: (i: number) => steps[i] ?? { end: 'done' } })) as Fake;
+      const tag = Math.random().toString(36).slice(2, 10);
+      const canary = { config: `CANARY-CONFIG-${tag}`, logs: `CANARY-LOGS-${tag}`, run: `CANARY-RUN-${tag}` };
+      const otherRun = fs.mkdtempSync(path.join(os.tmpdir(), 'board-run-other-'));
+      let hits = 0;
+      const listener = net.createServer((socket) => {
+        hits++;
+        socket.destroy();
+      });
+      await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+      try {
+        const b = makeClientBoard(harness, endpointFor(harness, live.url));
+        boards.push(b);
+        fs.appendFileSync(b.config, `# ${canary.config}\n`);
+        fs.mkdirSync(path.join(b.root, 'logs'), { recursive: true });
+        fs.writeFileSync(path.join(b.root, 'logs', 'canary.txt'), `${canary.logs}\n`);
+        fs.writeFileSync(path.join(otherRun, 'canary.txt'), `${canary.run}\n`);
+        const values = {
+          home: '/root',
+          config: b.config,
+          config_dir: b.root,
+          private_env: path.join(b.root, 'private.env'),
+          logs: path.join(b.root, 'logs'),
+          other_run: otherRun,
+          vault: b.vault,
+          kanban: path.join(b.vault, 'KANBAN'),
+          harnesses: b.harnesses,
+          dist: path.join(REPO, 'dist'),
+          canary_port: String((listener.address() as net.AddressInfo).port),
+          home_write_canary: path.join(b.userHome, 'write-canary'),
+          tmp_write_canary: path.join(os.tmpdir(), `board-pwned-${tag}`),
+        };
+        fs.writeFileSync(path.join(b.vault, 'notes', 'attacks.json'), JSON.stringify(ATTACKS.map((a: { id: string; group: string; cmd: string }) => ({ ...a, cmd: materialize(a.cmd, values) }))));
+        fs.copyFileSync(path.join(REPO, 'test', 'security', 'attack-runner.mjs'), path.join(b.vault, 'notes', 'run-attacks.mjs'));
+        const close = { bash: `board card close ${b.inProgress} --empty "ran the attack list"` };
+        // Claude Code and OpenCode run a shell only for `board card …` (their permission rules): their
+        // file tools try the board's files instead. Codex runs the whole list through its shell tool.
+        const reads = [values.config, values.private_env, path.join(values.logs, 'canary.txt'), path.join(otherRun, 'canary.txt')].map((f) => ({ read: f }));
+        const shell = harness === 'codex';
+        steps = !shell ? [...reads, close, { end: 'done' }] : [{ bash: `node ${path.join(b.vault, 'notes', 'run-attacks.mjs')} ${b.vault}` }, ...reads, close, { end: 'done' }];
+        const tick = board(b, 'tick');
+        expect(tick.code, tick.stderr).toBe(0);
+        await waitFor('the worker to finish', () => settled(b), 200_000, 250);
+        expect(fs.existsSync(path.join(b.vault, 'KANBAN', 'done', CARD)), 'the card closed').toBe(true);
+        const secrets = [...Object.values(canary), ...Object.values(SECRETS), TEAM_TOKEN.length > 0 ? SSH_KEY : ''].filter(Boolean);
+        const seen = live.results.map((r) => r.text).join('\n') + live.requests.map((r) => r.raw).join('\n');
+        for (const secret of secrets) expect(seen, `the model saw ${secret}`).not.toContain(secret);
+        if (shell) {
+          const results = JSON.parse(fs.readFileSync(path.join(b.vault, 'out', 'attacks.json'), 'utf8')) as { id: string; out: string }[];
+          expect(results).toHaveLength(ATTACKS.length);
+          for (const secret of secrets) expect(results.filter((r) => r.out.includes(secret)).map((r) => r.id), secret).toEqual([]);
+          expect(fs.existsSync(values.tmp_write_canary)).toBe(false);
+        }
+        expect(hits).toBe(0);
+      } finally {
+        await live.close();
+        await new Promise<void>((r) => listener.close(() => r()));
+        fs.rmSync(otherRun, { recursive: true, force: true });
       }
     });
 

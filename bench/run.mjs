@@ -400,6 +400,7 @@ async function main() {
       watchP99: watch ? { value: watch.spawn.p99, ok: watch.spawn.p99 < TARGETS.watchP99Ms } : null,
     },
   };
+  results.confinement = confinement();
   // The burst figure (`--burst`, a run of its own) is kept from the last such run.
   const previous = fs.existsSync(path.join(HERE, 'results.json')) ? JSON.parse(fs.readFileSync(path.join(HERE, 'results.json'), 'utf8')) : {};
   if (previous.burst) results.burst = previous.burst;
@@ -415,7 +416,28 @@ async function main() {
   if (watch) console.log(`\nwatch on ${watch.cards} cards × ${watch.profiles} profiles, ${watch.samples} samples: rename → worker spawned (its own clock) p50 ${watch.spawn.p50} ms, p99 ${watch.spawn.p99} ms; rename → supervisor start p50 ${watch.supervisorStart.p50} ms, p99 ${watch.supervisorStart.p99} ms`);
   console.log(`\ntargets: dry-run 10k × 500 within ${TARGETS.ratio}× the floor and under ${TARGETS.rssMB} MB; watch p99 under ${TARGETS.watchP99Ms} ms`);
   for (const [k, v] of Object.entries(results.verdict)) if (v) console.log(`  ${k}: ${v.value} ${v.ok ? 'OK' : 'MISSED'}`);
+  if (results.confinement) {
+    const c = results.confinement;
+    console.log(`\nconfinement: a run's start through the sandbox ${c.sandbox ? `${c.sandbox.sandboxedMs} ms against ${c.sandbox.plainMs} ms plain (+${c.sandbox.overheadMs} ms)` : 'not measured (the sandbox cannot start here)'}`);
+    for (const r of c.proxy?.rows ?? []) console.log(`  ${r.answer} ${r.path}: median ${r.median_ms} ms`);
+    if (c.proxy?.start) console.log(`  proxy start (listening): median ${c.proxy.start.median_ms} ms`);
+  }
   console.log(`\nwritten to ${path.relative(process.cwd(), path.join(HERE, 'results.json'))}`);
+}
+
+/**
+ * The cost of confining a worker (issue 18): a run's start through the sandbox (bench/sandbox-start.mjs)
+ * and a request through the credential proxy (bench/proxy.mjs), each against its floor.
+ */
+function confinement() {
+  const out = {};
+  const sandbox = spawnSync(process.execPath, [path.join(HERE, 'sandbox-start.mjs'), '15'], { encoding: 'utf8' });
+  if (sandbox.status === 0) out.sandbox = JSON.parse(sandbox.stdout.trim().split('\n').pop());
+  else process.stderr.write(`sandbox start not measured: ${sandbox.stderr.trim()}\n`);
+  const proxy = spawnSync(process.execPath, [path.join(HERE, 'proxy.mjs')], { encoding: 'utf8' });
+  if (proxy.status === 0) out.proxy = JSON.parse(fs.readFileSync(path.join(HERE, 'results-proxy.json'), 'utf8'));
+  else process.stderr.write(`proxy not measured: ${proxy.stderr.trim()}\n`);
+  return out;
 }
 
 function round(x, digits = 0) {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { prepareConfinement } = await import(path.join(root, 'dist/sandbox/confine.js'));
-const { probeSandbox } = await import(path.join(root, 'dist/sandbox/probe.js'));
+const { sandboxProbe: probeSandbox } = await import(path.join(root, 'dist/sandbox/probe.js'));
 const n = Number(process.argv[2] ?? 15);
 const probe = probeSandbox();
 if (!probe.ok) {

@@ -44,12 +44,7 @@ function swap(value: string, secrets: ReadonlyMap<string, string>): string {
  * every placeholder in a credential header (Authorization, X-Api-Key, …) replaced by its key.
  */
 export function upstreamHeaders(headers: IncomingHttpHeaders, upstreamHost: string, secrets: ReadonlyMap<string, string>): OutgoingHttpHeaders {
-  const named = new Set(
-    String(headers.connection ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const named = connectionNamed(headers);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name === 'host' || name === 'accept-encoding' || name === 'expect') continue;
@@ -61,14 +56,19 @@ export function upstreamHeaders(headers: IncomingHttpHeaders, upstreamHost: stri
   return out;
 }
 
-/** The response headers for the client: upstream's, less hop-by-hop ones. */
-export function clientHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = new Set(
+/** The headers a `Connection` header names: hop-by-hop for this message alone (RFC 9110 §7.6.1). */
+function connectionNamed(headers: IncomingHttpHeaders): Set<string> {
+  return new Set(
     String(headers.connection ?? '')
       .split(',')
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
   );
+}
+
+/** The response headers for the client: upstream's, less hop-by-hop ones. */
+export function clientHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = connectionNamed(headers);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;

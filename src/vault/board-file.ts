@@ -65,9 +65,14 @@ export interface ReadBoardFileOptions {
  * that reads only part of it (the tail of a worker's log); the caller closes the handle.
  */
 export async function openBoardRead(file: string): Promise<fsp.FileHandle> {
+  return openRegular(file, READ);
+}
+
+/** Open without following a link or blocking on a FIFO, then insist on a regular file (else close it and refuse). */
+async function openRegular(file: string, flags: number, mode?: number): Promise<fsp.FileHandle> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(file, READ);
+    handle = await fsp.open(file, flags, mode);
   } catch (error) {
     throw openFailure(file, error);
   }
@@ -143,19 +148,7 @@ async function readBounded(file: string, read: (buffer: Buffer, offset: number, 
  * blocking on a FIFO, a regular file or a BoardFileError naming it. The caller closes the handle.
  */
 export async function openBoardAppend(file: string): Promise<fsp.FileHandle> {
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(file, APPEND, 0o644);
-  } catch (error) {
-    throw openFailure(file, error);
-  }
-  try {
-    checkRegular(file, await handle.stat());
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  return handle;
+  return openRegular(file, APPEND, 0o644);
 }
 
 /** The same, synchronously, as a descriptor (a worker's log, given to it as stdout and stderr). */

@@ -74,7 +74,10 @@ class Cluster {
   constructor(readonly cards: number, readonly zombieAfter = '2h', readonly workSeconds = 0) {
     const files: Record<string, string> = {
       'board.yml': `vault: vault\nharnesses: harnesses\nmodels: models.yml\ndefault_harness: mh\nlogs: logs\nmax_dispatches_per_round: 8\nzombie_after: ${zombieAfter}\n`,
-      'harnesses/mh.yml': `command: ["/bin/sh", "${this.dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\n`,
+      // The worker keeps a ledger next to the mount, outside every host's view of the board: it runs
+      // unconfined (sandbox: none). These scenarios prove the board's transitions across hosts;
+      // test/security and test/clients prove the sandbox.
+      'harnesses/mh.yml': `command: ["/bin/sh", "${this.dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\nsandbox: none\n`,
       'harnesses/guard.sh': '#!/bin/sh\nexit 0\n',
       'models.yml': 'mh:\n  minimum: m\n  standard: m\n  advanced: m\n',
       'vault/AGENTS/worker/PROFILE.md': profile('worker', 'function: work\nhandles: [job]\nskills: [work]'),

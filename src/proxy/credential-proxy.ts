@@ -57,7 +57,8 @@ function answer(res: http.ServerResponse, status: number, type: string, message:
     return;
   }
   const body = JSON.stringify({ type: 'error', error: { type, message, ...extra } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  // The Anthropic and OpenAI SDKs retry a 429 or 5xx unless told not to: no answer of ours gets better by asking again.
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-should-retry': 'false' });
   res.end(body);
 }
 

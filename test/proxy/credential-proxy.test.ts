@@ -211,6 +211,7 @@ describe('budgets', () => {
     expect((await ask()).status).toBe(200);
     const refused = await ask();
     expect(refused.status).toBe(429);
+    expect(refused.headers['x-should-retry']).toBe('false');
     expect(JSON.parse(refused.body)).toEqual({ type: 'error', error: { type: 'budget_exceeded', message: 'board credential proxy: run budget of 15 tokens used up: 15 tokens spent this run', budget: 'run', limit: 'tokens', allowed: 15, spent: 15 } });
     expect((await ask()).status).toBe(429);
     expect(reasons).toEqual(['run budget of 15 tokens used up: 15 tokens spent this run']);

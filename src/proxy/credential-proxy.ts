@@ -136,7 +136,8 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     } catch (error) {
       // A ledger the board cannot read is no licence to spend: refuse, and say why.
       problem(`daily spend unreadable: ${(error as Error).message}`);
-      return answer(res, 503, 'proxy_error', `board credential proxy: the daily spend ledger cannot be read: ${(error as Error).message}`);
+      // The worker is told that, not where the board keeps its files.
+      return answer(res, 503, 'proxy_error', 'board credential proxy: the daily spend ledger cannot be read (the run log says why)');
     }
     if (over) {
       if (!refused) {

@@ -340,3 +340,20 @@ describe('CONNECT', () => {
     }
   });
 });
+
+describe('a daily budget with an unreadable ledger', () => {
+  it('refuses (503) rather than spend unchecked, and says why to the supervisor only', async () => {
+    const fake = await fakeModel();
+    const logsDir = path.join(tmp, 'logs');
+    await fs.mkdir(path.join(logsDir, 'spend'), { recursive: true });
+    const now = () => new Date(2026, 11, 3, 9, 30);
+    await fs.symlink('/etc/passwd', path.join(logsDir, 'spend', '2026-12-03.ndjson'));
+    const problems: string[] = [];
+    const proxy = await proxyFor(fake.url, { ledger: { logsDir, run: 'r', card: 'c.md' }, dailyBudget: { tokens: 50 }, now, onProblem: (p) => problems.push(p) });
+    const reply = await send(proxy, { path: '/v1/messages', body: '{}' });
+    expect(reply.status).toBe(503);
+    expect(reply.body).not.toContain(logsDir);
+    expect(problems.join('\n')).toMatch(/ELOOP/);
+    expect(fake.requests).toHaveLength(0);
+  });
+});

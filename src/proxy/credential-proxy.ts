@@ -57,7 +57,8 @@ function answer(res: http.ServerResponse, status: number, type: string, message:
     return;
   }
   const body = JSON.stringify({ type: 'error', error: { type, message, ...extra } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  // The Anthropic and OpenAI SDKs retry a 429 or 5xx unless told not to: no answer of ours gets better by asking again.
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-should-retry': 'false' });
   res.end(body);
 }
 
@@ -135,7 +136,8 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     } catch (error) {
       // A ledger the board cannot read is no licence to spend: refuse, and say why.
       problem(`daily spend unreadable: ${(error as Error).message}`);
-      return answer(res, 503, 'proxy_error', `board credential proxy: the daily spend ledger cannot be read: ${(error as Error).message}`);
+      // The worker is told that, not where the board keeps its files.
+      return answer(res, 503, 'proxy_error', 'board credential proxy: the daily spend ledger cannot be read (the run log says why)');
     }
     if (over) {
       if (!refused) {

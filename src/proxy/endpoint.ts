@@ -56,8 +56,10 @@ export function resolveEndpoint(harness: Pick<Harness, 'environment' | 'environm
   if (declared === undefined) {
     return { ok: false, reason: `no upstream for ${urlEnv}: set \`endpoint.upstream\` or ${urlEnv} in \`environment\`` };
   }
-  const upstream = normalizeUpstream(declared);
-  if (typeof upstream !== 'string') return { ok: false, reason: `${harness.endpoint?.upstream !== undefined ? '`endpoint.upstream`' : urlEnv}: ${upstream.reason}` };
+  const normalized = normalizeUpstream(declared);
+  if (typeof normalized !== 'string') return { ok: false, reason: `${harness.endpoint?.upstream !== undefined ? '`endpoint.upstream`' : urlEnv}: ${normalized.reason}` };
+  // The local-model worker drops a trailing /v1 from LOCAL_MODEL_URL and asks for /v1/…: so does its upstream.
+  const upstream = urlEnv === 'LOCAL_MODEL_URL' ? normalized.replace(/\/v1$/, '') : normalized;
   const placeholders = new Map(keys.map((k) => [k, placeholderOf(k)] as const));
   return { ok: true, endpoint: { urlEnv, upstream, placeholders } };
 }

@@ -211,6 +211,7 @@ describe('budgets', () => {
     expect((await ask()).status).toBe(200);
     const refused = await ask();
     expect(refused.status).toBe(429);
+    expect(refused.headers['x-should-retry']).toBe('false');
     expect(JSON.parse(refused.body)).toEqual({ type: 'error', error: { type: 'budget_exceeded', message: 'board credential proxy: run budget of 15 tokens used up: 15 tokens spent this run', budget: 'run', limit: 'tokens', allowed: 15, spent: 15 } });
     expect((await ask()).status).toBe(429);
     expect(reasons).toEqual(['run budget of 15 tokens used up: 15 tokens spent this run']);
@@ -350,5 +351,22 @@ describe('CONNECT', () => {
     // Still answering: a request after the resets gets the proxy's own refusal of an absolute URI.
     const reply = await send(proxy, { path: 'http://evil.example/x' });
     expect(reply.status).toBe(400);
+  });
+});
+
+describe('a daily budget with an unreadable ledger', () => {
+  it('refuses (503) rather than spend unchecked, and says why to the supervisor only', async () => {
+    const fake = await fakeModel();
+    const logsDir = path.join(tmp, 'logs');
+    await fs.mkdir(path.join(logsDir, 'spend'), { recursive: true });
+    const now = () => new Date(2026, 11, 3, 9, 30);
+    await fs.symlink('/etc/passwd', path.join(logsDir, 'spend', '2026-12-03.ndjson'));
+    const problems: string[] = [];
+    const proxy = await proxyFor(fake.url, { ledger: { logsDir, run: 'r', card: 'c.md' }, dailyBudget: { tokens: 50 }, now, onProblem: (p) => problems.push(p) });
+    const reply = await send(proxy, { path: '/v1/messages', body: '{}' });
+    expect(reply.status).toBe(503);
+    expect(reply.body).not.toContain(logsDir);
+    expect(problems.join('\n')).toMatch(/ELOOP/);
+    expect(fake.requests).toHaveLength(0);
   });
 });

@@ -10,6 +10,7 @@ describe('resolveEndpoint', () => {
     ['ANTHROPIC_BASE_URL in environment is the upstream', { environment: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:4000' }, environment_from_private: ['ANTHROPIC_API_KEY'] }, 'ANTHROPIC_BASE_URL', 'http://127.0.0.1:4000'],
     ['OPENAI_BASE_URL keeps its /v1', { environment: { OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1' } }, 'OPENAI_BASE_URL', 'http://127.0.0.1:4000/v1'],
     ['LOCAL_MODEL_URL (the local-model harness)', { environment: { LOCAL_MODEL_URL: 'http://127.0.0.1:8080' } }, 'LOCAL_MODEL_URL', 'http://127.0.0.1:8080'],
+    ['LOCAL_MODEL_URL with /v1, which its worker drops', { environment: { LOCAL_MODEL_URL: 'http://127.0.0.1:8080/v1/' } }, 'LOCAL_MODEL_URL', 'http://127.0.0.1:8080'],
     ['inferred from ANTHROPIC_API_KEY', { environment_from_private: ['ANTHROPIC_API_KEY'] }, 'ANTHROPIC_BASE_URL', 'https://api.anthropic.com'],
     ['inferred from OPENAI_API_KEY', { environment_from_private: ['OTHER', 'OPENAI_API_KEY'] }, 'OPENAI_BASE_URL', 'https://api.openai.com/v1'],
     ['url_env alone takes its value from environment', { endpoint: { url_env: 'GW' }, environment: { GW: 'https://gw.example' } }, 'GW', 'https://gw.example'],

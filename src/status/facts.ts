@@ -9,6 +9,7 @@ import { scheduledTemplateSchema } from '../schema/card.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import { runsDir } from '../vault/runs.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
 import { isBoardTempName } from '../vault/atomic-write.js';
 
 const READ_CONCURRENCY = 64;
@@ -61,7 +62,7 @@ export async function startFailures(layout: VaultLayout, cards: readonly string[
   const wanted = records.filter((e) => stems.has(stemOf(e.name)));
   const found = await mapLimit(wanted, READ_CONCURRENCY, async (e): Promise<StartFailure | undefined> => {
     try {
-      const record = JSON.parse(await fs.readFile(path.join(runsDir(layout.kanban), e.name), 'utf8')) as {
+      const record = JSON.parse(await readBoardText(path.join(runsDir(layout.kanban), e.name), { maxBytes: BOARD_RECORD_MAX_BYTES })) as {
         runId?: string; card?: string; start?: string; end?: string; startError?: { code?: string; message?: string } | string;
       };
       if (record.startError === undefined || record.startError === null) return undefined;

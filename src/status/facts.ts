@@ -9,6 +9,7 @@ import { scheduledTemplateSchema } from '../schema/card.js';
 import { isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { mapLimit, readParsed } from '../vault/read-card.js';
 import { runsDir } from '../vault/runs.js';
+import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
 import { isBoardTempName } from '../vault/atomic-write.js';
 
 const READ_CONCURRENCY = 64;
@@ -76,7 +77,7 @@ async function newestPerCard<T extends { readonly card: string; readonly runId: 
   const wanted = records.filter((e) => stems.has(stemOf(e.name)));
   const found = await mapLimit(wanted, READ_CONCURRENCY, async (e): Promise<T | undefined> => {
     try {
-      const record = JSON.parse(await fs.readFile(path.join(runsDir(layout.kanban), e.name), 'utf8')) as RecordOnDisk;
+      const record = JSON.parse(await readBoardText(path.join(runsDir(layout.kanban), e.name), { maxBytes: BOARD_RECORD_MAX_BYTES })) as RecordOnDisk;
       const runId = record.runId ?? e.name.replace(/\.json$/, '');
       const card = stems.get(stemOf(e.name)) ?? (record.card ? path.basename(record.card) : runId);
       return pick(record, card, runId);

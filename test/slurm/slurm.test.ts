@@ -96,7 +96,7 @@ describe.skipIf(skip !== undefined)('workers on a single-node Slurm cluster', ()
     if (up1.status !== 0) throw new Error(`the cluster did not come up: ${up1.stdout}${up1.stderr}`);
     const slurm = (timeout = '') =>
       `command: ["/bin/sh", "${dir}/worker.sh"]\nprompt_template: "card={card}"\ncredential_guard: guard.sh\n` +
-      `environment:\n  SLURM_CONF: ${dir}/slurm.conf\nenvironment_from_private: [ABT_SECRET]\n${timeout}` +
+      `environment:\n  SLURM_CONF: ${dir}/slurm.conf\nenvironment_from_private: [ABT_SECRET]\nendpoint: { url_env: ABT_URL, upstream: "http://127.0.0.1:9" }\n${timeout}` +
       `runner:\n  kind: slurm\n  args: ["--partition=debug", "--time=10"]\n` +
       // The job runs on a node of the cluster, where the board cannot build the sandbox: said out loud.
       `sandbox: none\n`;
@@ -126,7 +126,7 @@ describe.skipIf(skip !== undefined)('workers on a single-node Slurm cluster', ()
       path.join(dir, 'worker.sh'),
       `#!/bin/sh
 card=$(basename "$BOARD_CARD")
-echo "start $card job=$SLURM_JOB_ID secret=$( [ "$ABT_SECRET" = "${SECRET}" ] && echo yes || echo no)" >> ${dir}/ledger
+echo "start $card job=$SLURM_JOB_ID secret=$( [ "$ABT_SECRET" = "${SECRET}" ] && echo key || { [ "$ABT_SECRET" = "board-placeholder-ABT_SECRET" ] && echo placeholder || echo none; })" >> ${dir}/ledger
 case "$card" in stall.md|nap.md) exec sleep 600 ;; esac
 node "$BOARD_BIN" card close "$BOARD_CARD" --empty "Slurm test worker"
 `,
@@ -187,10 +187,12 @@ node "$BOARD_BIN" card close "$BOARD_CARD" --empty "Slurm test worker"
     // Nothing is left in the queue.
     expect(inCluster('squeue', '-h').stdout.trim()).toBe('');
 
-    // Every job got the private value through its environment, never through its script or argv.
+    // No job got the private value: its environment holds the placeholder (the run's credential
+    // proxy, beside its supervisor, holds the key), and neither the value nor the placeholder's
+    // real counterpart is in its script or argv.
     const ledger = fs.readFileSync(path.join(dir, 'ledger'), 'utf8').trim().split('\n');
     expect(ledger.length).toBe(NORMAL.length + 2);
-    for (const line of ledger) expect(line).toMatch(/ job=\d+ secret=yes$/);
+    for (const line of ledger) expect(line).toMatch(/ job=\d+ secret=placeholder$/);
     for (const run of r) {
       const script = inCluster('scontrol', 'write', 'batch_script', run.jobId!, '-');
       expect(script.code, script.stderr).toBe(0);

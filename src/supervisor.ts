@@ -127,6 +127,8 @@ async function main(): Promise<number> {
     stopWorker?.('over-budget', reason);
   };
   let stopWorker: ((reason: StopReason, why: string) => void) | undefined;
+  // Which of the three failed, for the start error's code.
+  let step: 'SANDBOX' | 'PROXY' | 'VERBS' = 'SANDBOX';
   try {
     if (confined && job.sandbox?.confined === true) {
       // Inside, the proxy is the sandbox's own loopback port that its init bridges to model.sock.
@@ -138,6 +140,7 @@ async function main(): Promise<number> {
     } else {
       void record({ sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } });
     }
+    step = 'PROXY';
     if (job.proxy) {
       proxy = await startCredentialProxy({
         listen: confinement ? { socketPath: confinement.modelSocket } : { loopback: true },
@@ -154,16 +157,17 @@ async function main(): Promise<number> {
       if (!confinement) command = { ...command, env: { ...command.env, [job.proxy.urlEnv]: proxy.url! } };
       note(job.logFile, `credential proxy for ${job.proxy.upstream} (${job.proxy.secrets.length} key${job.proxy.secrets.length === 1 ? '' : 's'} held outside the worker)`);
     }
-    if (confinement) {
+    step = 'VERBS';
+    if (confinement && job.sandbox?.confined === true) {
       verbs = await startVerbServer({
         socketPath: confinement.verbsSocket,
-        run: { card: job.card, claim: job.claim, vault: job.sandbox?.confined === true ? job.sandbox.vault : path.dirname(path.dirname(path.dirname(job.card))), configFile: job.sandbox?.confined === true ? job.sandbox.configFile : '', runId: job.runId, cause: job.provenance?.cause },
+        run: { card: job.card, claim: job.claim, vault: job.sandbox.vault, configFile: job.sandbox.configFile, runId: job.runId, cause: job.provenance?.cause },
         boardCli: BOARD_CLI,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(process.env.HOME ? { HOME: process.env.HOME } : {}), ...(process.env.TZ ? { TZ: process.env.TZ } : {}) },
       });
     }
   } catch (error) {
-    startProblem = { code: confinement || !confined ? 'PROXY' : 'SANDBOX', message: (error as Error).message };
+    startProblem = { code: step, message: (error as Error).message };
   }
   const worker: StartedWorker = startProblem !== undefined ? notStarted(startProblem.code, startProblem.message) : await runner.start(command, job.logFile);
   if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });

@@ -254,12 +254,7 @@ export class JournalLookup {
     for (;;) {
       const hit = buffer.indexOf(bytes, from);
       if (hit < 0) break;
-      const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
-      const newline = buffer.indexOf(NEWLINE, hit);
-      const end = newline < 0 ? buffer.length : newline;
-      const parsed = parseJournalLine(buffer.toString('utf8', start, end), this.where(name), 0, unterminated && newline < 0);
-      if (parsed.problem) this.report([{ ...parsed.problem, line: lineNumber(buffer, start) }]);
-      const event = parsed.event;
+      const { event, newline } = this.lineAt(buffer, hit, name, unterminated);
       if (event && accept(event)) {
         if (first) return event;
         if (!best || event.at >= best.at) best = event;
@@ -305,12 +300,7 @@ export class JournalLookup {
         from = close + 1;
         continue;
       }
-      const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
-      const newline = buffer.indexOf(NEWLINE, hit);
-      const end = newline < 0 ? buffer.length : newline;
-      const parsed = parseJournalLine(buffer.toString('utf8', start, end), this.where(name), 0, unterminated && newline < 0);
-      if (parsed.problem) this.report([{ ...parsed.problem, line: lineNumber(buffer, start) }]);
-      const event = parsed.event;
+      const { event, newline } = this.lineAt(buffer, hit, name, unterminated);
       // The line's own card decides (the value found may be another field's), once per line.
       const card = event?.card !== undefined ? open.get(JSON.stringify(event.card)) : undefined;
       if (event && card !== undefined && Date.parse(event.at) >= since) {
@@ -321,6 +311,16 @@ export class JournalLookup {
       from = newline + 1;
     }
     return found;
+  }
+
+  /** The journal line holding byte `hit`, parsed (a bad line reported), and where it ends (-1: at the end of the buffer). */
+  private lineAt(buffer: Buffer, hit: number, name: string, unterminated: boolean): { event: JournalEvent | undefined; newline: number } {
+    const start = buffer.lastIndexOf(NEWLINE, hit) + 1;
+    const newline = buffer.indexOf(NEWLINE, hit);
+    const end = newline < 0 ? buffer.length : newline;
+    const parsed = parseJournalLine(buffer.toString('utf8', start, end), this.where(name), 0, unterminated && newline < 0);
+    if (parsed.problem) this.report([{ ...parsed.problem, line: lineNumber(buffer, start) }]);
+    return { event: parsed.event, newline };
   }
 
   private where(name: string): string {

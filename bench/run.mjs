@@ -4,6 +4,8 @@
  *
  *   node bench/run.mjs [--sizes 1k,10k,100k] [--profiles 50,500] [--no-watch] [--samples 40]
  *   node bench/run.mjs --hostile [--cards 1000] [--profiles 50]
+ *   node bench/run.mjs --watch-only [--samples 40]     (the watch latency alone, merged into results.json)
+ *   node bench/run.mjs --burst [3000] [--profiles 50]  (the burst alone, merged into results.json)
  *
  * For each size × profile count it generates a synthetic vault under bench/vaults/ (reused when
  * present) and measures:
@@ -148,7 +150,9 @@ async function watchLatency(cards, profiles) {
   const dir = path.join(VAULTS, `watch-${cards}-cards-${profiles}-profiles`);
   const recordFile = path.join(dir, 'spawned.log');
   const worker = path.join(dir, 'harnesses/worker.sh');
-  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\n`;
+  // Unconfined: this times the dispatcher (its round, the supervisor's start); a confined run's
+  // sandbox start is timed on its own (confinement(), below) and adds to it.
+  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\nsandbox: none\n`;
   process.stderr.write(`generating the watch board (${cards} waiting cards × ${profiles} profiles)…\n`);
   writeBoard(dir, { cards, profiles, waitingOnly: true, harness });
   // The worker notes when it runs (ms), then closes its card so the board stays as it was.
@@ -178,10 +182,17 @@ async function watchLatency(cards, profiles) {
     await new Promise((r) => setTimeout(r, 1000));
     const spawnLat = [];
     const supervisorLat = [];
+    // The cards are written before the sampling starts, as a drop is: a finished file moved in. (A
+    // card written less than the watcher's `stableMs` before it lands waits out the rest of it:
+    // the writes-finished rule, src/watch/folder-watcher.ts.)
+    const sampleName = (k) => `latency-${String(k).padStart(3, '0')}.md`;
     for (let k = 0; k < samples; k += 1) {
-      const name = `latency-${String(k).padStart(3, '0')}.md`;
       const text = `---\nfunction: fn-${0}\nrequest: "Please write the topic 0 report for the latency sample ${k}"\ncreated: 2026-12-01T09:00:00.000Z\norigin: human\nattempts: 0\npaths: []\n---\n\nLatency sample.\n`;
-      fs.writeFileSync(path.join(inbox, name), text);
+      fs.writeFileSync(path.join(inbox, sampleName(k)), text);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    for (let k = 0; k < samples; k += 1) {
+      const name = sampleName(k);
       const t0 = Date.now();
       fs.renameSync(path.join(inbox, name), path.join(dir, 'vault/KANBAN/pending', name));
       const line = () => fs.readFileSync(recordFile, 'utf8').split('\n').find((l) => l.startsWith(`${name} `));
@@ -223,7 +234,9 @@ async function burst(n, profiles) {
   const dir = path.join(VAULTS, `burst-${n}-cards-${profiles}-profiles`);
   const recordFile = path.join(dir, 'spawned.log');
   const worker = path.join(dir, 'harnesses/worker.sh');
-  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\n`;
+  // Unconfined: this times the dispatcher (its round, the supervisor's start); a confined run's
+  // sandbox start is timed on its own (confinement(), below) and adds to it.
+  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\nsandbox: none\n`;
   writeBoard(dir, { cards: 0, profiles, harness });
   const perRound = 5; // writeBoard's max_dispatches_per_round
   fs.writeFileSync(worker, '#!/bin/sh\nt=$(date +%s%3N)\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$t" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
@@ -347,9 +360,21 @@ async function burstOnly() {
   console.log(`floor: ${result.floor.supervisors} bare supervisors, ${result.floor.parallel} at a time: ${result.floor.ms} ms = ${result.floor.cardsPerSecond}/s; ratio ${result.ratio}`);
 }
 
+/** `--watch-only`: only the watch latency (10k × 500), merged into bench/results.json. */
+async function watchOnly() {
+  fs.mkdirSync(VAULTS, { recursive: true });
+  const watch = await watchLatency(10_000, 500);
+  const file = path.join(HERE, 'results.json');
+  const results = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  results.watch = { when: new Date().toISOString(), loadavg: os.loadavg().map((l) => round(l, 2)), ...watch };
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`watch on ${watch.cards} cards × ${watch.profiles} profiles, ${watch.samples} samples: rename → worker spawned p50 ${watch.spawn.p50} ms, p99 ${watch.spawn.p99} ms; rename → supervisor start p50 ${watch.supervisorStart.p50} ms, p99 ${watch.supervisorStart.p99} ms`);
+}
+
 async function main() {
   if (args.includes('--hostile')) return hostile();
   if (args.includes('--burst')) return burstOnly();
+  if (args.includes('--watch-only')) return watchOnly();
   if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm run bench does)');
   fs.mkdirSync(VAULTS, { recursive: true });
   const rows = [];

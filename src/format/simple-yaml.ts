@@ -172,8 +172,19 @@ function blockScalar(text: string): Scalar | undefined {
   return plainScalar(text);
 }
 
+/**
+ * The only plain scalars starting with a letter or `_` that JSON_SCHEMA's implicit types resolve
+ * to something other than the text: its null and bool spellings. Every int and float starts with
+ * a digit, a sign or a dot.
+ */
+const WORD_SCALARS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
+
 /** A plain scalar's meaning under JSON_SCHEMA: the first implicit type that resolves it, else the text. */
 function plainScalar(text: string): Scalar {
+  // Most keys and values start with a letter: no resolver needs to look at them (the census
+  // meets a dozen per card; four regular expressions each was a third of the parse).
+  const first = text.charCodeAt(0);
+  if (((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95) && !WORD_SCALARS.has(text)) return text;
   for (const type of IMPLICIT!) {
     if (type.resolve(text)) return type.construct(text) as Scalar;
   }

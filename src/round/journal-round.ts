@@ -7,10 +7,9 @@ import { parseFrontMatter } from '../format/frontmatter.js';
 import { materialize } from '../journal/event.js';
 import { JournalIndex, JournalLookup, dayFilesOf, newEventId, noopJournal, openJournal, snapshotDayFiles, type Journal, type JournalEvent, type NewEvent } from '../journal/index.js';
 import { scheduledTemplateSchema } from '../schema/card.js';
-import { writeFileAtomic } from '../vault/atomic-write.js';
-import { readBoardText } from '../vault/board-file.js';
 import { isCardFileName } from '../vault/layout.js';
 import { readParsed } from '../vault/read-card.js';
+import { VerdictStore, verdictChanges } from './verdict-store.js';
 import type { RoundContext, Transition } from './context.js';
 
 /** How far back a round looks in the journal for a card's latest event (the cause of its next one). */
@@ -182,34 +181,35 @@ export class RoundJournal {
    */
   async census(plan: Plan, only?: ReadonlySet<string>): Promise<void> {
     if (!this.journal.enabled) return;
-    const file = path.join(this.ctx.board.config.logsDir, 'verdicts.json');
-    let previous: Record<string, string> = {};
+    const store = new VerdictStore(this.ctx.board.config.logsDir);
+    let previous: ReadonlyMap<string, string> = new Map();
     try {
-      const data = JSON.parse(await readBoardText(file)) as { cards?: Record<string, string> };
-      previous = data.cards ?? {};
+      previous = await store.load();
     } catch {
-      // First round with a journal, or an unreadable file: every verdict counts as new.
+      // Unreadable: every verdict counts as new.
     }
-    const next: Record<string, string> = {};
-    if (only) for (const [card, verdict] of Object.entries(previous)) if (!only.has(card)) next[card] = verdict;
+    const next = new Map<string, string>();
     // The verdicts to journal, in order; then their causes in one pass over the journal and their
     // lines in one append: a burst of new cards costs this round the journal's bytes once, not once a card.
     const verdicts: Verdict[] = [];
     for (const w of plan.waiting) {
-      next[w.card] = `waiting: ${w.reason}`;
-      if (previous[w.card] !== next[w.card]) verdicts.push({ kind: 'census:waiting', card: w.card, reason: w.reason, before: previous[w.card] });
+      const verdict = `waiting: ${w.reason}`;
+      next.set(w.card, verdict);
+      if (previous.get(w.card) !== verdict) verdicts.push({ kind: 'census:waiting', card: w.card, reason: w.reason, before: previous.get(w.card) });
     }
     for (const b of plan.blocked) {
       // A block this round is journaled as card:blocked; a reworded `blocked:` value is not news.
-      next[b.card] = 'blocked';
-      if (!b.new && previous[b.card] !== 'blocked') verdicts.push({ kind: 'census:blocked', card: b.card, reason: b.reason, before: previous[b.card] });
+      next.set(b.card, 'blocked');
+      if (!b.new && previous.get(b.card) !== 'blocked') verdicts.push({ kind: 'census:blocked', card: b.card, reason: b.reason, before: previous.get(b.card) });
     }
     for (const d of plan.dispatch) {
-      if (previous[d.card] === 'blocked') verdicts.push({ kind: 'card:unblocked', card: d.card, reason: '`blocked` was cleared (seen by the census)', before: previous[d.card], actor: 'human' });
+      if (previous.get(d.card) === 'blocked') verdicts.push({ kind: 'card:unblocked', card: d.card, reason: '`blocked` was cleared (seen by the census)', before: 'blocked', actor: 'human' });
     }
     for (const w of plan.waiting) {
-      if (previous[w.card] === 'blocked') verdicts.push({ kind: 'card:unblocked', card: w.card, reason: '`blocked` was cleared (seen by the census)', before: previous[w.card], actor: 'human' });
+      if (previous.get(w.card) === 'blocked') verdicts.push({ kind: 'card:unblocked', card: w.card, reason: '`blocked` was cleared (seen by the census)', before: 'blocked', actor: 'human' });
     }
+    // Computed before the journal lookups below: `apply` may then update `previous` in place.
+    const changes = verdictChanges(previous, next, only);
     await this.prefetch(verdicts.map((v) => v.card));
     const events: NewEvent[] = [];
     for (const v of verdicts) {
@@ -222,13 +222,10 @@ export class RoundJournal {
       events.push(event);
     }
     if (events.length > 0) await this.journal.appendMany(events);
-    const same = Object.keys(previous).length === Object.keys(next).length && Object.entries(next).every(([k, v]) => previous[k] === v);
-    if (same) return;
     try {
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, `${JSON.stringify({ cards: next }, null, 1)}\n`);
+      await store.apply(changes);
     } catch (error) {
-      this.ctx.logger.warn({ err: error }, 'could not write verdicts.json: unchanged verdicts may be journaled again');
+      this.ctx.logger.warn({ err: error }, 'could not record the census verdicts: unchanged verdicts may be journaled again');
     }
   }
 

@@ -5,6 +5,7 @@ import type { LoadedBoard } from '../config/load-config.js';
 import type { CensusCache } from '../vault/census-cache.js';
 import type { RoundContext } from './context.js';
 import { readSnapshot } from './read-snapshot.js';
+import { startSandboxProbe } from '../sandbox/probe.js';
 
 /** A fresh claim's supervisor normally starts within milliseconds; past this it never will. */
 export const START_GRACE_MS = 5 * 60_000;
@@ -44,7 +45,10 @@ export function programPlace(board: LoadedBoard, env: NodeJS.ProcessEnv): Progra
  * `board watch` passes a census cache (see readSnapshot).
  */
 export async function planFromVault(ctx: Pick<RoundContext, 'layout' | 'board' | 'now'>, cache?: CensusCache, onSnapshot?: (snapshot: VaultSnapshot) => void): Promise<Plan> {
+  // The sandbox probe (a bwrap run) overlaps the census instead of following it.
+  const probing = [...ctx.board.harnesses.values()].some((h) => h.sandbox !== 'none') ? startSandboxProbe() : undefined;
   const snapshot = await readSnapshot(ctx.layout, cache);
+  await probing;
   onSnapshot?.(snapshot);
   return planRound(snapshot, roundSettings(ctx.board), ctx.now);
 }

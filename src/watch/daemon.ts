@@ -9,7 +9,7 @@ import { prepare, type CommandEnv, type GlobalOptions } from '../commands/common
 import { RoundScheduler, type RoundOutcome, type RoundReason, type Timers } from './scheduler.js';
 import { VaultWatcher } from './vault-watcher.js';
 import type { WatchEvent } from './relevance.js';
-import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from './fast-path.js';
+import { decideFastPath, LinkedMissing, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from './fast-path.js';
 
 export interface WatchSettings {
   readonly intervalMs: number;
@@ -92,6 +92,8 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
   let profileFiles: string[] | undefined;
   // Input paths pending cards were missing at the last full round (and partial ones since).
   let missingInputs: Set<string> | undefined;
+  // Which of them are links, looked up once each per full round.
+  let linkedMissing = new LinkedMissing();
 
   const run = async (reason: RoundReason): Promise<RoundOutcome> => {
     events.emit('round:start', { reason });
@@ -128,7 +130,7 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
     } catch (error) {
       logger.warn({ err: error }, 'cannot watch the vault: the heartbeat carries on');
     }
-    const neutralDone = reason === 'change' && !fullNeeded ? await neutralDoneLandings(layout.root, changes, missingInputs).catch(() => new Set<string>()) : new Set<string>();
+    const neutralDone = reason === 'change' && !fullNeeded ? await neutralDoneLandings(layout.root, changes, missingInputs, linkedMissing).catch(() => new Set<string>()) : new Set<string>();
     const decision = decideFastPath(reason, changes, { fullNeeded: fullNeeded || profileFiles === undefined || missingInputs === undefined, overflow, neutralDone });
     if (decision.kind === 'partial' && decision.cards.length === 0) {
       // Only closes that no pending card waits on: nothing a round could do until the heartbeat.
@@ -162,6 +164,7 @@ export async function startWatch(deps: WatchDeps, settings: WatchSettings): Prom
       const onSnapshot = (snapshot: VaultSnapshot) => {
         profileFiles = snapshot.profiles.map((p) => layout.absolute(p.file));
         missingInputs = new Set([...snapshot.inputs].filter(([, fact]) => !fact.exists).map(([rel]) => rel));
+        linkedMissing = new LinkedMissing();
       };
       const result = await runLockedRound({ ...prepared, now: env.clock(), cache, onSnapshot }, logger, spawner, 'watch');
       if (!result.skipped) fullNeeded = needsFullRound(result.plan, result.transitions);

@@ -70,7 +70,7 @@ export function decideFastPath(
  * name it left, a double link) is a full round's business at the heartbeat. Unknown `missing`
  * (no full round yet): nothing is neutral.
  */
-export async function neutralDoneLandings(vaultRoot: string, batch: readonly BatchChange[], missing: ReadonlySet<string> | undefined): Promise<Set<string>> {
+export async function neutralDoneLandings(vaultRoot: string, batch: readonly BatchChange[], missing: ReadonlySet<string> | undefined, linked?: LinkedMissing): Promise<Set<string>> {
   const neutral = new Set<string>();
   if (!missing) return neutral;
   const landed = batch.filter((c) => c.event === 'add' && /^KANBAN\/done\/[^/]+$/.test(c.path)).map((c) => c.path.slice('KANBAN/done/'.length));
@@ -82,9 +82,30 @@ export async function neutralDoneLandings(vaultRoot: string, batch: readonly Bat
       names.add(base);
       continue;
     }
-    const stat = await fs.lstat(path.join(vaultRoot, rel)).catch(() => undefined);
-    if (stat?.isSymbolicLink()) return neutral;
+    if (await (linked ? linked.isLink(vaultRoot, rel) : isLink(vaultRoot, rel))) return neutral;
   }
   for (const name of landed) if (!names.has(name)) neutral.add(name);
   return neutral;
+}
+
+async function isLink(vaultRoot: string, rel: string): Promise<boolean> {
+  const stat = await fs.lstat(path.join(vaultRoot, rel)).catch(() => undefined);
+  return stat?.isSymbolicLink() === true;
+}
+
+/**
+ * Which missing inputs are links, each looked up once per full round (the daemon makes a new one
+ * for every full round). Without it every close landing in done/ cost one \`lstat\` per missing
+ * input of the whole board (a 10k-card board's 770: ~25 ms a close, beside the next drop's round).
+ * A link made since that round is the heartbeat's to see, as any input appearing outside the
+ * watched folders is.
+ */
+export class LinkedMissing {
+  private readonly known = new Map<string, Promise<boolean>>();
+
+  isLink(vaultRoot: string, rel: string): Promise<boolean> {
+    let answer = this.known.get(rel);
+    if (!answer) this.known.set(rel, (answer = isLink(vaultRoot, rel)));
+    return answer;
+  }
 }

@@ -13,6 +13,7 @@ import { startWatch, type WatchHandle } from '../../src/watch/daemon.js';
 import { decideFastPath, MAX_PARTIAL_CARDS, needsFullRound, neutralDoneLandings, type BatchChange } from '../../src/watch/fast-path.js';
 import { BOARD_YML, card, exists, FakeSpawner, makeBoard, profile, read, roundContext, snapshotTree } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
+import { VerdictStore } from '../../src/round/verdict-store.js';
 
 const COUNTER = profile('counter', 'function: count\nhandles: [count words]\nskills: [count-words]');
 const SORTER = profile('sorter', 'function: sort\nhandles: [sort lines]\nskills: [sort-lines]\nmodel_capacity: advanced');
@@ -157,8 +158,8 @@ describe('a partial round decides what a full round would', () => {
     expect(text.match(/"kind":"tick:ran"/g)).toHaveLength(1);
     expect(text).toMatch(/"kind":"card:claimed".*new-count\.md/);
     // Other cards' verdicts are kept.
-    const verdicts = JSON.parse(fs.readFileSync(path.join(p.root, 'logs/verdicts.json'), 'utf8')).cards;
-    expect(Object.keys(verdicts).sort()).toEqual(['for-a-human.md', 'needs-input.md', 'unmatched.md']);
+    const verdicts = await new VerdictStore(path.join(p.root, 'logs')).load();
+    expect([...verdicts.keys()].sort()).toEqual(['for-a-human.md', 'needs-input.md', 'unmatched.md']);
   });
 
   it('falls back, before any write, on a card it cannot read or one also in in-progress/', async () => {

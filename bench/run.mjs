@@ -158,7 +158,9 @@ async function watchLatency(cards, profiles) {
   // The worker notes when it runs (ms), then closes its card so the board stays as it was.
   fs.writeFileSync(worker, '#!/bin/sh\nt=$(date +%s%3N)\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$t" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
   fs.writeFileSync(recordFile, '');
-  const inbox = path.join(dir, 'vault/inbox');
+  // Beside the vault, not in it: the drop's folder is no part of the board (in the vault, chokidar
+  // would list it with every change).
+  const inbox = path.join(dir, 'inbox');
   fs.mkdirSync(inbox, { recursive: true });
 
   const watch = spawn(process.execPath, [CLI, 'watch', '--config', path.join(dir, 'board.yml'), '--interval', '10m', '--debounce', '0ms'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOARD_CONFIG: '' } });
@@ -241,7 +243,9 @@ async function burst(n, profiles) {
   const perRound = 5; // writeBoard's max_dispatches_per_round
   fs.writeFileSync(worker, '#!/bin/sh\nt=$(date +%s%3N)\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$t" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
   fs.writeFileSync(recordFile, '');
-  const inbox = path.join(dir, 'vault/inbox');
+  // Beside the vault, not in it: the drop's folder is no part of the board (in the vault, chokidar
+  // would list it with every change).
+  const inbox = path.join(dir, 'inbox');
   fs.mkdirSync(inbox, { recursive: true });
   // Every card dispatchable: each handled by one profile, no input to wait for.
   for (let j = 0; j < n; j += 1) {

@@ -6,7 +6,9 @@
  * - `dist/cli.bundle.cjs`: the whole CLI in one CommonJS file, run by `dist/cli.js`
  *   (src/launcher.ts) from V8's code cache, which this script makes by running `board --help`
  *   once with BOARD_WRITE_CODE_CACHE=1;
- * - `dist/supervisor.js`: the per-run supervisor in one ES module file;
+ * - `dist/supervisor.bundle.cjs`: the per-run supervisor in one CommonJS file, run by
+ *   `dist/supervisor.js` (src/supervisor-launcher.ts) from its code cache, made by starting it
+ *   once without a job;
  * - `dist/sandbox-init.js`: the first process inside a worker's sandbox (its bridges), one file.
  * - `dist/worker-board.js`: the thin `board` a sandboxed worker runs (verbs over a socket).
  *
@@ -16,7 +18,7 @@
  * ~25 ms more, which the code cache saves. Command modules stay loaded on demand: esbuild keeps
  * each `await import('./commands/…')` lazy inside the bundle.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,14 +73,19 @@ fs.writeFileSync(path.join(dist, 'cli.bundle.cjs'), cli.outputFiles[0].text.repl
 
 await build({ ...common, entryPoints: [path.join(root, 'src/launcher.ts')], format: 'esm', outfile: path.join(dist, 'cli.js') });
 
-await build({
+// The supervisor the same way: a CommonJS bundle, run by `dist/supervisor.js` (src/supervisor-launcher.ts)
+// from its code cache.
+const supervisor = await build({
   ...common,
   entryPoints: [path.join(root, 'src/supervisor.ts')],
-  format: 'esm',
-  outfile: path.join(dist, 'supervisor.js'),
-  // The CommonJS dependencies `require` Node's built-ins, which an ES module bundle has to be given.
-  banner: { js: "import { createRequire as __boardCreateRequire } from 'node:module';\nconst require = __boardCreateRequire(import.meta.url);" },
+  format: 'cjs',
+  write: false,
+  outfile: path.join(dist, 'supervisor.bundle.cjs'),
+  define: { 'import.meta.url': '__boardBundleUrl' },
+  banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+fs.writeFileSync(path.join(dist, 'supervisor.bundle.cjs'), supervisor.outputFiles[0].text.replace(/^#!.*\n/, ''));
+await build({ ...common, entryPoints: [path.join(root, 'src/supervisor-launcher.ts')], format: 'esm', outfile: path.join(dist, 'supervisor.js') });
 
 // The first process inside a worker's sandbox: Node built-ins only, one file, started before
 // seccomp (src/sandbox/init.ts).
@@ -94,6 +101,11 @@ await build({ ...common, entryPoints: [path.join(root, 'src/worker-board.ts')], 
 fs.chmodSync(path.join(dist, 'worker-board.js'), 0o755);
 
 // tsc's maps of the replaced entry modules would describe code that is not there.
-for (const stale of ['cli.js.map', 'supervisor.js.map', 'worker-board.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
+for (const stale of ['cli.js.map', 'supervisor.js.map', 'supervisor-launcher.js', 'supervisor-launcher.js.map', 'worker-board.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
 
 execFileSync(process.execPath, [path.join(dist, 'cli.js'), '--help'], { env: { ...process.env, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });
+{
+  // Started without a job, the supervisor loads everything and exits 2: the code cache of its load.
+  const made = spawnSync(process.execPath, [path.join(dist, 'supervisor.js')], { env: { PATH: process.env.PATH, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });
+  if (made.status !== 2 || !fs.existsSync(path.join(dist, 'supervisor.bundle.cjs.cache'))) throw new Error(`dist/supervisor.js did not start as a supervisor without a job does (exit ${made.status ?? made.signal})`);
+}

@@ -90,8 +90,9 @@ export async function readBoardFile(file: string, options: ReadBoardFileOptions 
   const maxBytes = options.maxBytes ?? BOARD_FILE_MAX_BYTES;
   const handle = await openBoardRead(file);
   try {
-    checkRegular(file, await handle.stat(), maxBytes);
-    return await readBounded(file, (buffer, offset, length) => handle.read(buffer, offset, length, null).then((r) => r.bytesRead), maxBytes);
+    const stat = await handle.stat();
+    checkRegular(file, stat, maxBytes);
+    return await readBounded(file, (buffer, offset, length) => handle.read(buffer, offset, length, null).then((r) => r.bytesRead), maxBytes, stat.size);
   } finally {
     await handle.close();
   }
@@ -128,12 +129,18 @@ export function readBoardFileSync(file: string, options: ReadBoardFileOptions = 
   }
 }
 
-/** Read to the end, but never more than `maxBytes` (a file may grow after its fstat). */
-async function readBounded(file: string, read: (buffer: Buffer, offset: number, length: number) => Promise<number>, maxBytes: number): Promise<Buffer> {
+/**
+ * Read to the end, but never more than `maxBytes` (a file may grow after its fstat). The first
+ * read asks for the size fstat gave plus one byte (to see the end in the same call); a 1 MiB
+ * buffer for every run record and lock owner was most of what a busy `watch` collected.
+ */
+async function readBounded(file: string, read: (buffer: Buffer, offset: number, length: number) => Promise<number>, maxBytes: number, expected: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total) || 1);
+    // After the first read, usually just the end-of-file check.
+    const want = total === 0 ? expected + 1 : 64 * 1024;
+    const chunk = Buffer.allocUnsafe(Math.min(want, 1024 * 1024, maxBytes + 1 - total) || 1);
     const n = await read(chunk, 0, chunk.length);
     if (n === 0) break;
     total += n;

@@ -4,6 +4,7 @@ import { localDate } from '../core/time.js';
 import type { JournalEvent } from './event.js';
 import { JOURNAL_DAY_MAX_BYTES, parseJournalLine, parseJournalText, type Journal, type JournalProblem } from './journal.js';
 import { BoardFileError, readBoardFile } from '../vault/board-file.js';
+import { CARD_KEY, cardsInDayFile, closingQuote } from './card-presence.js';
 
 /**
  * Bounded lookups in the journal: a card's latest event, one event by id, "did a tick run in
@@ -30,22 +31,6 @@ import { BoardFileError, readBoardFile } from '../vault/board-file.js';
 
 const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.ndjson$/;
 const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** A card's field as JSON.stringify writes an event. */
-const CARD_KEY = Buffer.from('"card":"', 'utf8');
-
-/** The index of the quote that closes a JSON string whose content starts at `from`; -1 if none on its line. */
-function closingQuote(buffer: Buffer, from: number): number {
-  for (let i = from; i < buffer.length; i += 1) {
-    const b = buffer[i];
-    if (b === QUOTE) return i;
-    if (b === BACKSLASH) i += 1;
-    else if (b === NEWLINE) return -1;
-  }
-  return -1;
-}
-
 /** Where a lookup reads day files from: the journal folder, or anything a test injects. */
 export interface DayFiles {
   /** The journal folder (for problem reports), when there is one. */
@@ -54,6 +39,8 @@ export interface DayFiles {
   names(): Promise<string[]>;
   /** One day file's bytes; an empty buffer when it vanished; a BoardFileError when it is no regular file. */
   read(name: string): Promise<Buffer>;
+  /** The `"card":` values (JSON strings) the file holds, when known cheaply (see card-presence.ts). */
+  cardsIn?(name: string): Promise<ReadonlySet<string> | undefined>;
 }
 
 /** The day files of a journal folder, read from disk on every call. */
@@ -76,6 +63,7 @@ export function dayFilesOf(dir: string): DayFiles {
         throw error;
       }
     },
+    cardsIn: (name) => cardsInDayFile(dir, name),
   };
 }
 
@@ -92,6 +80,7 @@ export function snapshotDayFiles(files: DayFiles, maxBytes = 4 * 1024 * 1024): D
   let keptBytes = 0;
   return {
     ...(files.dir !== undefined ? { dir: files.dir } : {}),
+    ...(files.cardsIn ? { cardsIn: files.cardsIn.bind(files) } : {}),
     names() {
       names ??= files.names();
       return names;
@@ -133,7 +122,8 @@ export class JournalLookup {
   /** The card's latest event (optionally of `kinds`): the last one a full sorted read would list. */
   async latestFor(card: string, options: LatestOptions): Promise<JournalEvent | undefined> {
     const kinds = options.kinds;
-    return this.latest(JSON.stringify(card), (e) => e.card === card && (!kinds || kinds.includes(e.kind)), options.since);
+    const token = JSON.stringify(card);
+    return this.latest(token, (e) => e.card === card && (!kinds || kinds.includes(e.kind)), options.since, token);
   }
 
   /**
@@ -160,6 +150,9 @@ export class JournalLookup {
         if (best && Date.parse(best.at) >= end) open.delete(token);
       }
       if (open.size === 0) break;
+      // A file that names none of them is not read.
+      const named = await this.files.cardsIn?.(name);
+      if (named && ![...open.keys()].some((token) => named.has(token))) continue;
       for (const [card, found] of this.scanCards(await this.files.read(name), name, open, since)) {
         const best = out.get(card);
         // An equal time in an older file sorts before: the newer file's event stays.
@@ -215,12 +208,17 @@ export class JournalLookup {
     return earliest;
   }
 
-  private async latest(needle: string, accept: (e: JournalEvent) => boolean, sinceDate: Date): Promise<JournalEvent | undefined> {
+  private async latest(needle: string, accept: (e: JournalEvent) => boolean, sinceDate: Date, cardToken?: string): Promise<JournalEvent | undefined> {
     const since = sinceDate.getTime();
     let best: JournalEvent | undefined;
     for (const name of await this.namesSince(sinceDate, 'newest')) {
       // Every event of this file (and the older ones) is before the file's next day.
       if (best && Date.parse(best.at) >= dayBounds(name).end) break;
+      if (cardToken !== undefined) {
+        // A file that never names the card is not read (a new card's claim no longer reads the window).
+        const named = await this.files.cardsIn?.(name);
+        if (named && !named.has(cardToken)) continue;
+      }
       const found = this.scan(await this.readDay(name), name, needle, (e) => accept(e) && Date.parse(e.at) >= since, false);
       // An equal time in an older file sorts before: the newer file's event stays.
       if (found && (!best || found.at > best.at)) best = found;

@@ -19,6 +19,31 @@ import {
 const REPO = path.resolve(__dirname, '../..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'board-journal-'));
 
+describe('journal: appendMany', () => {
+  it('writes many events as whole lines in few writes, across day files, and never through a link', async () => {
+    const logs = tmp();
+    const errors: string[] = [];
+    const journal = openJournal(logs, { onError: (error) => errors.push(error.message) });
+    const day1 = new Date(2026, 11, 1, 23, 0);
+    const day2 = new Date(2026, 11, 2, 1, 0);
+    const many = Array.from({ length: 2000 }, (_, i) => ({ kind: 'census:waiting', actor: 'board', card: `c${i}.md`, detail: 'x'.repeat(60), at: i < 1500 ? day1 : day2 }));
+    const events = await journal.appendMany(many);
+    const lines1 = fs.readFileSync(dayFile(journalDir(logs), day1), 'utf8').trim().split('\n');
+    const lines2 = fs.readFileSync(dayFile(journalDir(logs), day2), 'utf8').trim().split('\n');
+    expect(lines1.map((l) => JSON.parse(l).id)).toEqual(events.slice(0, 1500).map((e) => e.id));
+    expect(lines2.map((l) => JSON.parse(l).id)).toEqual(events.slice(1500).map((e) => e.id));
+    expect(errors).toEqual([]);
+    // A link planted at the next day's file name: refused, nothing written through it.
+    const day3 = new Date(2026, 11, 3, 9, 0);
+    const elsewhere = path.join(logs, 'elsewhere.ndjson');
+    fs.writeFileSync(elsewhere, '');
+    fs.symlinkSync(elsewhere, dayFile(journalDir(logs), day3));
+    await journal.appendMany([{ kind: 'tick:ran', actor: 'board', at: day3 }]);
+    expect(fs.readFileSync(elsewhere, 'utf8')).toBe('');
+    expect(errors.join('\n')).toMatch(/symbolic link/);
+  });
+});
+
 describe('journal: append and read', () => {
   it('appends one NDJSON line per event into the day file of its time, with ids and causes', async () => {
     const logs = tmp();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { z } from 'zod';
 import { FrontMatterError, parseFrontMatter } from '../format/frontmatter.js';
 import { zodProblems } from '../errors.js';
@@ -36,6 +37,7 @@ function unreadable(error: unknown): { reason: string } {
  * in between, which takes root, would be read as one.
  */
 function readSeenFile(absolute: string): string | { reason: string } {
+  if (onNetworkMount(absolute)) return readRegularFile(absolute);
   try {
     // Node's "File system flags": a flag may also be a number, as open(2) takes it; @types/node
     // types `flag` as a string only.
@@ -45,10 +47,40 @@ function readSeenFile(absolute: string): string | { reason: string } {
   }
 }
 
+/** statfs(2) magic numbers of the network filesystems a shared board sits on. */
+const NETWORK_FS = new Set([
+  0x65735546, // FUSE (sshfs, rclone, s3fs …)
+  0x6969, // NFS
+  0x517b, // SMB
+  0xfe534d42, // SMB2
+  0xff534d42, // CIFS
+]);
+const networkFolders = new Map<string, boolean>();
+
+/** Whether the file's folder is on a network filesystem (asked once per folder and process). */
+function onNetworkMount(absolute: string): boolean {
+  const dir = path.dirname(absolute);
+  let network = networkFolders.get(dir);
+  if (network === undefined) {
+    try {
+      network = NETWORK_FS.has(fs.statfsSync(dir).type);
+    } catch {
+      network = false;
+    }
+    networkFolders.set(dir, network);
+  }
+  return network;
+}
+
 /**
  * A card's bytes with one open (never following a link, never blocking on a FIFO), one fstat and
- * the reads: the census does this for every card every round, so it is done synchronously, the
- * cheapest way Node has (a 10k-card census is a few hundred milliseconds of reads either way).
+ * one read of the size it gave, as Node's own `readFileSync` of a path does (and the census's
+ * floor). Used where the listing did not type the entry, and on a network mount for every card:
+ * the one-call read above reads until a read returns nothing, and with attribute caching off (as
+ * a shared board must run: several hosts write it) every read reaching past the size the kernel
+ * knows asks the server for the file's attributes again, one more round trip per card than the
+ * floor, every round. A file that grew since its fstat is read up to that size: a card is
+ * replaced by a rename, never grown in place, and the next round reads the new one.
  */
 function readRegularFile(absolute: string): string | { reason: string } {
   let fd: number;
@@ -58,8 +90,18 @@ function readRegularFile(absolute: string): string | { reason: string } {
     return unreadable(error);
   }
   try {
-    if (!fs.fstatSync(fd).isFile()) return { reason: 'not a regular file' };
-    return fs.readFileSync(fd, 'utf8');
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return { reason: 'not a regular file' };
+    // An empty (or unsized) file is read to its end.
+    if (stat.size === 0) return fs.readFileSync(fd, 'utf8');
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const n = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return buffer.toString('utf8', 0, filled);
   } catch (error) {
     return { reason: `unreadable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   } finally {

@@ -56,36 +56,31 @@ const common = {
   logLevel: 'warning',
 };
 
-// The CLI as CommonJS, the form V8's code cache takes through node:vm. `import.meta.url` (only
-// src/entry-points.ts uses it) becomes the bundle's own URL: it sits in dist/, as that module does.
-const cli = await build({
-  ...common,
-  entryPoints: [path.join(root, 'src/cli.ts')],
-  format: 'cjs',
-  write: false,
-  outfile: path.join(dist, 'cli.bundle.cjs'),
-  define: { 'import.meta.url': '__boardBundleUrl' },
-  // "use strict" first: ES module code is strict, and a directive after the banner would not count.
-  banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
-// The launcher wraps the bundle in a function: no `#!` line inside it.
-fs.writeFileSync(path.join(dist, 'cli.bundle.cjs'), cli.outputFiles[0].text.replace(/^#!.*\n/, ''));
+/**
+ * An entry as a CommonJS bundle (the form V8's code cache takes through node:vm) plus its launcher
+ * (src/launch-bundle.ts), which runs the bundle from that cache. `import.meta.url` (only
+ * src/entry-points.ts and the sandbox probe use it) becomes the bundle's own URL: it sits in
+ * dist/, as those modules do.
+ */
+async function cachedBundle(entry, bundleName, launcher, launcherName) {
+  const out = await build({
+    ...common,
+    entryPoints: [path.join(root, entry)],
+    format: 'cjs',
+    write: false,
+    outfile: path.join(dist, bundleName),
+    define: { 'import.meta.url': '__boardBundleUrl' },
+    // "use strict" first: ES module code is strict, and a directive after the banner would not count.
+    banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+  // The launcher wraps the bundle in a function: no `#!` line inside it.
+  fs.writeFileSync(path.join(dist, bundleName), out.outputFiles[0].text.replace(/^#!.*\n/, ''));
+  await build({ ...common, entryPoints: [path.join(root, launcher)], format: 'esm', outfile: path.join(dist, launcherName) });
+}
 
-await build({ ...common, entryPoints: [path.join(root, 'src/launcher.ts')], format: 'esm', outfile: path.join(dist, 'cli.js') });
-
-// The supervisor the same way: a CommonJS bundle, run by `dist/supervisor.js` (src/supervisor-launcher.ts)
-// from its code cache.
-const supervisor = await build({
-  ...common,
-  entryPoints: [path.join(root, 'src/supervisor.ts')],
-  format: 'cjs',
-  write: false,
-  outfile: path.join(dist, 'supervisor.bundle.cjs'),
-  define: { 'import.meta.url': '__boardBundleUrl' },
-  banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
-fs.writeFileSync(path.join(dist, 'supervisor.bundle.cjs'), supervisor.outputFiles[0].text.replace(/^#!.*\n/, ''));
-await build({ ...common, entryPoints: [path.join(root, 'src/supervisor-launcher.ts')], format: 'esm', outfile: path.join(dist, 'supervisor.js') });
+await cachedBundle('src/cli.ts', 'cli.bundle.cjs', 'src/launcher.ts', 'cli.js');
+// The supervisor the same way: every run starts one.
+await cachedBundle('src/supervisor.ts', 'supervisor.bundle.cjs', 'src/supervisor-launcher.ts', 'supervisor.js');
 
 // The first process inside a worker's sandbox: Node built-ins only, one file, started before
 // seccomp (src/sandbox/init.ts).

@@ -127,7 +127,13 @@ export function localRunner(): WorkerRunner {
         child.once('spawn', () => {
           fs.closeSync(out);
           child.once('exit', (code, signal) => {
-            void Promise.race([statusEnded, new Promise((r) => setTimeout(r, 500))]).then(() => {
+            // The start report may trail the exit by a moment: wait for its pipe's end, 500 ms at
+            // most. The timer is cleared, not left to run out: a pending timer kept every
+            // supervisor alive half a second after its run was recorded.
+            let timer: NodeJS.Timeout | undefined;
+            const reported = status ? Promise.race([statusEnded, new Promise<void>((r) => (timer = setTimeout(r, 500)))]) : statusEnded;
+            void reported.then(() => {
+              clearTimeout(timer);
               const startError = startErrorReported();
               settle(startError ? { exitCode: null, signal: null, startError } : { exitCode: code, signal });
             });

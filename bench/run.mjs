@@ -147,22 +147,29 @@ function floor(dir, repeats) {
 
 // ---------------------------------------------------------------- watch latency
 
-async function watchLatency(cards, profiles) {
-  const dir = path.join(VAULTS, `watch-${cards}-cards-${profiles}-profiles`);
+/**
+ * A board whose worker notes when it runs (ms since the epoch, in `spawned.log`), then moves its
+ * card to done/ so the board stays as it was; and a drop folder beside the vault, not in it (the
+ * drop's folder is no part of the board: in the vault, chokidar would list it with every change).
+ * The harness is unconfined: this times the dispatcher (its round, the supervisor's start); a
+ * confined run's sandbox start is timed on its own (confinement(), below) and adds to it.
+ */
+function recordingBoard(dir, { cards, profiles, waitingOnly = false }) {
   const recordFile = path.join(dir, 'spawned.log');
   const worker = path.join(dir, 'harnesses/worker.sh');
-  // Unconfined: this times the dispatcher (its round, the supervisor's start); a confined run's
-  // sandbox start is timed on its own (confinement(), below) and adds to it.
   const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\nsandbox: none\n`;
-  process.stderr.write(`generating the watch board (${cards} waiting cards × ${profiles} profiles)…\n`);
-  writeBoard(dir, { cards, profiles, waitingOnly: true, harness });
-  // The worker notes when it runs (ms), then closes its card so the board stays as it was.
+  writeBoard(dir, { cards, profiles, waitingOnly, harness });
   fs.writeFileSync(worker, '#!/bin/sh\nt=$(date +%s%3N)\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$t" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
   fs.writeFileSync(recordFile, '');
-  // Beside the vault, not in it: the drop's folder is no part of the board (in the vault, chokidar
-  // would list it with every change).
   const inbox = path.join(dir, 'inbox');
   fs.mkdirSync(inbox, { recursive: true });
+  return { recordFile, inbox };
+}
+
+async function watchLatency(cards, profiles) {
+  const dir = path.join(VAULTS, `watch-${cards}-cards-${profiles}-profiles`);
+  process.stderr.write(`generating the watch board (${cards} waiting cards × ${profiles} profiles)…\n`);
+  const { recordFile, inbox } = recordingBoard(dir, { cards, profiles, waitingOnly: true });
 
   const watch = spawn(process.execPath, [CLI, 'watch', '--config', path.join(dir, 'board.yml'), '--interval', '10m', '--debounce', '0ms'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BOARD_CONFIG: '' } });
   let stderr = '';
@@ -235,19 +242,8 @@ async function watchLatency(cards, profiles) {
  */
 async function burst(n, profiles) {
   const dir = path.join(VAULTS, `burst-${n}-cards-${profiles}-profiles`);
-  const recordFile = path.join(dir, 'spawned.log');
-  const worker = path.join(dir, 'harnesses/worker.sh');
-  // Unconfined: this times the dispatcher (its round, the supervisor's start); a confined run's
-  // sandbox start is timed on its own (confinement(), below) and adds to it.
-  const harness = `command: ["/bin/sh", "${worker}"]\nprompt_template: "{card}"\nenvironment:\n  RECORD_FILE: "${recordFile}"\ncredential_guard: guard.sh\nsandbox: none\n`;
-  writeBoard(dir, { cards: 0, profiles, harness });
+  const { recordFile, inbox } = recordingBoard(dir, { cards: 0, profiles });
   const perRound = 5; // writeBoard's max_dispatches_per_round
-  fs.writeFileSync(worker, '#!/bin/sh\nt=$(date +%s%3N)\nprintf "%s %s\\n" "$(basename "$BOARD_CARD")" "$t" >> "$RECORD_FILE"\nln "$BOARD_CARD" "$BOARD_VAULT/KANBAN/done/$(basename "$BOARD_CARD")" && rm "$BOARD_CARD"\n');
-  fs.writeFileSync(recordFile, '');
-  // Beside the vault, not in it: the drop's folder is no part of the board (in the vault, chokidar
-  // would list it with every change).
-  const inbox = path.join(dir, 'inbox');
-  fs.mkdirSync(inbox, { recursive: true });
   // Every card dispatchable: each handled by one profile, no input to wait for.
   for (let j = 0; j < n; j += 1) {
     const p = j % profiles;

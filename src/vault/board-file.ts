@@ -112,18 +112,9 @@ export function readBoardFileSync(file: string, options: ReadBoardFileOptions = 
     throw openFailure(file, error);
   }
   try {
-    checkRegular(file, fs.fstatSync(fd), maxBytes);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(64 * 1024);
-      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      total += n;
-      if (total > maxBytes) throw new BoardFileError(file, `grew past the ${maxBytes} bytes the board reads of such a file`);
-      chunks.push(chunk.subarray(0, n));
-    }
-    return Buffer.concat(chunks);
+    const stat = fs.fstatSync(fd);
+    checkRegular(file, stat, maxBytes);
+    return readBoundedSync(file, fd, maxBytes, stat.size);
   } finally {
     fs.closeSync(fd);
   }
@@ -138,16 +129,39 @@ async function readBounded(file: string, read: (buffer: Buffer, offset: number, 
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    // After the first read, usually just the end-of-file check.
-    const want = total === 0 ? expected + 1 : 64 * 1024;
-    const chunk = Buffer.allocUnsafe(Math.min(want, 1024 * 1024, maxBytes + 1 - total) || 1);
+    const chunk = nextChunk(total, expected, maxBytes);
     const n = await read(chunk, 0, chunk.length);
     if (n === 0) break;
-    total += n;
-    if (total > maxBytes) throw new BoardFileError(file, `grew past the ${maxBytes} bytes the board reads of such a file`);
-    chunks.push(chunk.subarray(0, n));
+    total = counted(file, chunks, chunk, n, total, maxBytes);
   }
   return Buffer.concat(chunks);
+}
+
+/** The same, synchronously, from an open descriptor. */
+function readBoundedSync(file: string, fd: number, maxBytes: number, expected: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = nextChunk(total, expected, maxBytes);
+    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    total = counted(file, chunks, chunk, n, total, maxBytes);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The buffer for the next read: the expected size plus one at first, then usually just the end-of-file check. */
+function nextChunk(total: number, expected: number, maxBytes: number): Buffer {
+  const want = total === 0 ? expected + 1 : 64 * 1024;
+  return Buffer.allocUnsafe(Math.min(want, 1024 * 1024, maxBytes + 1 - total) || 1);
+}
+
+/** Keep a read's `n` bytes; the new total, or a BoardFileError once it is past `maxBytes`. */
+function counted(file: string, chunks: Buffer[], chunk: Buffer, n: number, total: number, maxBytes: number): number {
+  const sum = total + n;
+  if (sum > maxBytes) throw new BoardFileError(file, `grew past the ${maxBytes} bytes the board reads of such a file`);
+  chunks.push(chunk.subarray(0, n));
+  return sum;
 }
 
 /**

@@ -101,24 +101,8 @@ function boardFor(cards, profiles) {
 
 // ---------------------------------------------------------------- measurements
 
-const FLOOR = `
-import fs from 'node:fs';
-import path from 'node:path';
-const vault = process.argv[2];
-const files = [];
-for (const d of fs.readdirSync(path.join(vault, 'AGENTS'))) files.push(path.join(vault, 'AGENTS', d, 'PROFILE.md'));
-const pending = path.join(vault, 'KANBAN/pending');
-for (const n of fs.readdirSync(pending)) if (n.endsWith('.md')) files.push(path.join(pending, n));
-let bytes = 0;
-for (const f of files) {
-  const text = fs.readFileSync(f, 'latin1');
-  const end = text.indexOf('\\n---', 3);
-  bytes += end < 0 ? text.length : end + 4;
-}
-process.stdout.write(JSON.stringify({ files: files.length, bytes }));
-`;
-const floorScript = path.join(os.tmpdir(), `board-bench-floor-${process.pid}.mjs`);
-fs.writeFileSync(floorScript, FLOOR);
+/** The floor: a plain read of the same bytes (bench/floor.mjs). */
+const floorScript = path.join(HERE, 'floor.mjs');
 
 /** Run a command under /usr/bin/time -v: wall ms (measured here) and peak RSS in MB. */
 function timed(argv) {
@@ -146,6 +130,17 @@ function floor(dir, repeats) {
 }
 
 // ---------------------------------------------------------------- watch latency
+
+/** `until(what, probe, ms)`: poll `probe` every `pollMs` until it holds, or fail after `ms` with the watcher's last stderr. */
+function waiter(bench, stderr, pollMs) {
+  return async (what, probe, ms = 60_000) => {
+    const end = Date.now() + ms;
+    while (!probe()) {
+      if (Date.now() > end) throw new Error(`${bench}: timed out waiting for ${what}\n${stderr().slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  };
+}
 
 /**
  * A board whose worker notes when it runs (ms since the epoch, in `spawned.log`), then moves its
@@ -176,13 +171,7 @@ async function watchLatency(cards, profiles) {
   let stdout = '';
   watch.stderr.on('data', (d) => (stderr += d));
   watch.stdout.on('data', (d) => (stdout = (stdout + d).slice(-4096)));
-  const until = async (what, probe, ms = 60_000) => {
-    const end = Date.now() + ms;
-    while (!probe()) {
-      if (Date.now() > end) throw new Error(`watch bench: timed out waiting for ${what}\n${stderr.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  };
+  const until = waiter('watch bench', () => stderr, 2);
   try {
     await until('the watcher', () => stderr.includes('watching the vault'), 120_000);
     // Let the first round (a full census of the board, cold) finish before sampling: its line on
@@ -271,13 +260,7 @@ async function burst(n, profiles) {
       }
     }
   });
-  const until = async (what, probe, ms) => {
-    const end = Date.now() + ms;
-    while (!probe()) {
-      if (Date.now() > end) throw new Error(`burst bench: timed out waiting for ${what}\n${stderr.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const until = waiter('burst bench', () => stderr, 20);
   try {
     await until('the watcher', () => stderr.includes('watching the vault'), 120_000);
     await until('the first round', () => rounds.length > 0, 120_000);
@@ -474,11 +457,7 @@ function round(x, digits = 0) {
   return Math.round(x * f) / f;
 }
 
-main().then(
-  () => fs.rmSync(floorScript, { force: true }),
-  (error) => {
-    fs.rmSync(floorScript, { force: true });
-    console.error(error.stack ?? String(error));
-    process.exitCode = 1;
-  },
-);
+main().catch((error) => {
+  console.error(error.stack ?? String(error));
+  process.exitCode = 1;
+});

@@ -22,6 +22,8 @@ import { makeTree, profile } from '../helpers/vault.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const HOSTS = path.join(HERE, 'hosts.sh');
 const CLI = path.resolve(HERE, '../../dist/cli.js');
+/** The census's floor, the same script bench/run.mjs times (a plain read of the same bytes). */
+const FLOOR = path.resolve(HERE, '../../bench/floor.mjs');
 /** What a shared board needs (docs/scale.md): no attribute, name or directory cache on the client. */
 const SHARED_MOUNT = 'dir_cache=no,attr_timeout=0,entry_timeout=0,negative_timeout=0';
 const STALE_MS = 30_000;
@@ -570,26 +572,11 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   // cards (the first, which journals every waiting card's verdict, and the next), next to the floor
   // of the same reads over the same mount (every profile's and pending card's bytes, as in bench/run.mjs).
   it.runIf(process.env.ABT_MH_SSHFS_BENCH === '1')('sshfs: one round at 1k and 10k cards next to the floor of the same reads', async () => {
-    const FLOOR = `import fs from 'node:fs';
-import path from 'node:path';
-const vault = process.argv[2];
-const files = [];
-for (const d of fs.readdirSync(path.join(vault, 'AGENTS'))) files.push(path.join(vault, 'AGENTS', d, 'PROFILE.md'));
-const pending = path.join(vault, 'KANBAN/pending');
-for (const n of fs.readdirSync(pending)) if (n.endsWith('.md')) files.push(path.join(pending, n));
-let bytes = 0;
-for (const f of files) {
-  const text = fs.readFileSync(f, 'latin1');
-  const end = text.indexOf('\\n---', 3);
-  bytes += end < 0 ? text.length : end + 4;
-}
-`;
     const rows: Record<string, unknown>[] = [];
     for (const cards of [1000, 10_000]) {
       const c = cluster(cards);
-      fs.writeFileSync(path.join(c.dir, 'floor.mjs'), FLOOR);
       const ms = (name: string) => `s=$(date +%s%3N); ${name}; echo "$(( $(date +%s%3N) - s ))"`;
-      const floorCmd = `node ${c.dir}/floor.mjs ${c.mount}/vault`;
+      const floorCmd = `node ${FLOOR} ${c.mount}/vault > /dev/null`;
       const tickCmd = `node ${CLI} tick --config ${c.mount}/board.yml > /dev/null 2>> ${c.dir}/bench.err`;
       const script = [
         floorCmd, // untimed: the server's page cache warm for both

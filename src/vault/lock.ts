@@ -152,15 +152,32 @@ interface Look {
 }
 
 async function inspect(folder: string): Promise<Look | undefined> {
-  let stat;
-  try {
-    stat = await fs.stat(folder);
-  } catch (error) {
-    if (isCode(error, ...GONE)) return undefined;
-    throw error;
+  // The mtime and the owner must be of one folder: a lock retired and replaced between the two
+  // reads would pair the dead lock's old mtime with the new holder's owner, and a stale judgement
+  // would then retire a live lock (to its own token's tombstone, so the check after the rename
+  // passes). So the owner is read on both sides of the stat: the same owner twice (or none twice)
+  // means the stat was of its folder; a difference means the name changed hands meanwhile: look
+  // again. (Not the inode: sshfs numbers a folder anew once the kernel forgets it.)
+  const ownerFile = path.join(folder, 'owner.json');
+  for (let attempt = 0; ; attempt++) {
+    const first = await readOwnerFile(ownerFile);
+    let stat;
+    try {
+      stat = await fs.stat(folder);
+    } catch (error) {
+      if (isCode(error, ...GONE)) return undefined;
+      throw error;
+    }
+    const { file, owner } = await readOwnerFile(ownerFile);
+    const look = { ino: stat.ino, mtimeMs: stat.mtimeMs, ownerFile: file, ...(owner ? { owner } : {}) };
+    if (first.file === file && sameOwner(first.owner, owner)) return look;
+    // Still changing after several looks: a lock being taken right now, and fresh by its mtime.
+    if (attempt >= 3) return { ino: stat.ino, mtimeMs: stat.mtimeMs, ownerFile: true };
   }
-  const { file, owner } = await readOwnerFile(path.join(folder, 'owner.json'));
-  return { ino: stat.ino, mtimeMs: stat.mtimeMs, ownerFile: file, ...(owner ? { owner } : {}) };
+}
+
+function sameOwner(a: LockOwner | undefined, b: LockOwner | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 }
 
 /** A judge says why a lock may be retired, or undefined to keep it. */

@@ -61,6 +61,13 @@ export function matchCard(
     return { kind: 'unmatched', reason: `no profile has function "${card.function}"` };
   }
   const request = normalizedRequest ?? normalize(card.request);
+  if (candidates.length === 1) {
+    // The common case (one profile per function): the same walk, without the bookkeeping of many.
+    const only = candidates[0]!;
+    const { refused, longest } = walkOne(trieOf(candidates), request);
+    if (!refused && longest !== '') return { kind: 'matched', profile: only.name, descriptor: longest, via: 'funnel' };
+    return unmatchedRequest(card.function, refused ? [only.name] : []);
+  }
   const found = findDescriptors(candidates, request);
   let best = -1;
   let winners: { profile: string; descriptor: string }[] = [];
@@ -92,10 +99,14 @@ export function matchCard(
         .join('; ')})`,
     };
   }
+  return unmatchedRequest(card.function, refused);
+}
+
+function unmatchedRequest(fn: string, refused: string[]): MatchResult {
   const refusedNote = refused.length > 0 ? `; refused by ${refused.sort().join(', ')}` : '';
   return {
     kind: 'unmatched',
-    reason: `no "${card.function}" profile handles this request${refusedNote}: a profile needs a new descriptor, or this is the next agent to write`,
+    reason: `no "${fn}" profile handles this request${refusedNote}: a profile needs a new descriptor, or this is the next agent to write`,
   };
 }
 
@@ -155,6 +166,28 @@ function trieOf(candidates: readonly MatchableProfile[]): TrieNode {
  * scan in list order finds), with the positions involved in candidate order.
  */
 const NONE: ReadonlySet<number> = new Set();
+
+/** `findDescriptors` for a single candidate: whether a `refuses` descriptor occurs, and its longest matching `handles` one ('' for none). */
+function walkOne(root: TrieNode, request: string): { refused: boolean; longest: string } {
+  let refused = false;
+  let longest = '';
+  let order = 0;
+  const words = request === '' ? [] : request.split(' ');
+  for (let i = 0; i < words.length; i += 1) {
+    let node = root.next.get(words[i]!);
+    for (let j = i + 1; node; j += 1) {
+      for (const end of node.ends) {
+        if (end.refuses) refused = true;
+        else if (end.descriptor.length > longest.length || (end.descriptor.length === longest.length && end.order < order)) {
+          longest = end.descriptor;
+          order = end.order;
+        }
+      }
+      node = j < words.length ? node.next.get(words[j]!) : undefined;
+    }
+  }
+  return { refused, longest };
+}
 const NO_DESCRIPTORS: ReadonlyMap<number, { descriptor: string; order: number }> = new Map();
 
 function findDescriptors(candidates: readonly MatchableProfile[], request: string) {

@@ -8,13 +8,38 @@ export function normalize(text: string): string {
   // Plain ASCII (most requests and descriptors) has nothing to decompose and no marks, and its
   // letters and digits are exactly [a-z0-9] once lower-cased: the same result, several times
   // faster (matching normalizes every card's request every round).
-  if (ASCII.test(text)) return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  if (ASCII.test(text)) return asciiWords(text.toLowerCase());
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
+}
+
+/**
+ * Lower-cased ASCII text's runs of [a-z0-9], joined by single spaces: what
+ * `.replace(/[^a-z0-9]+/g, ' ').trim()` gives, in one pass and without the regular expression
+ * (a census normalizes every card's request: ~2 µs a request less).
+ */
+function asciiWords(lower: string): string {
+  let out = '';
+  let i = 0;
+  while (i < lower.length) {
+    if (!isWordCode(lower.charCodeAt(i))) {
+      i += 1;
+      continue;
+    }
+    let end = i + 1;
+    while (end < lower.length && isWordCode(lower.charCodeAt(end))) end += 1;
+    out = out === '' ? lower.slice(i, end) : `${out} ${lower.slice(i, end)}`;
+    i = end;
+  }
+  return out;
+}
+
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 }
 
 /** Whether a descriptor occurs in a request on word boundaries, both already normalized. */

@@ -9,18 +9,22 @@ export interface Orderable {
 interface Keyed<T> {
   readonly item: T;
   readonly urgent: boolean;
-  readonly at: number;
+  /** `created` as epoch ms, parsed once, and only when a comparison gets that far. */
+  at?: number;
 }
 
-// Each timestamp is parsed once, not once per comparison.
 function keyed<T extends Orderable>(item: T): Keyed<T> {
-  return { item, urgent: item.priority === 'urgent', at: parseTimestamp(item.created) };
+  return { item, urgent: item.priority === 'urgent' };
+}
+
+function atOf<T extends Orderable>(k: Keyed<T>): number {
+  return (k.at ??= parseTimestamp(k.item.created));
 }
 
 function compare<T extends Orderable>(a: Keyed<T>, b: Keyed<T>): number {
   const urgency = Number(b.urgent) - Number(a.urgent);
   if (urgency !== 0) return urgency;
-  const age = a.at - b.at;
+  const age = atOf(a) - atOf(b);
   if (age !== 0 && !Number.isNaN(age)) return age;
   return a.item.card < b.item.card ? -1 : a.item.card > b.item.card ? 1 : 0;
 }

@@ -11,6 +11,7 @@
  *   once without a job;
  * - `dist/sandbox-init.js`: the first process inside a worker's sandbox (its bridges), one file.
  * - `dist/worker-board.js`: the thin `board` a sandboxed worker runs (verbs over a socket).
+ * - `dist/census-reader.js`: the census's reader thread (reads files while the CLI parses).
  *
  * Why: Node 20 has no compile cache, and resolving, reading and compiling the ~150 ES modules a
  * command loads (zod alone is ~90, its locales included) cost ~90 ms of every `board` start:
@@ -85,6 +86,9 @@ await cachedBundle('src/supervisor.ts', 'supervisor.bundle.cjs', 'src/supervisor
 // The first process inside a worker's sandbox: Node built-ins only, one file, started before
 // seccomp (src/sandbox/init.ts).
 await build({ ...common, entryPoints: [path.join(root, 'src/sandbox/init.ts')], format: 'esm', outfile: path.join(dist, 'sandbox-init.js') });
+// The census's reader thread (src/census-reader.ts): Node built-ins and the census's own read only,
+// one file, started by a full census over many files (src/vault/read-ahead.ts).
+await build({ ...common, entryPoints: [path.join(root, 'src/census-reader.ts')], format: 'esm', outfile: path.join(dist, 'census-reader.js') });
 // The thin `board` of a sandboxed worker (src/worker-board.ts): Node built-ins only, loaded with
 // import(), so the file has no import or export statement and runs as it is where the sandbox
 // binds it (`/run/board/bin/board`: no .js, no package.json, which makes it CommonJS to Node).
@@ -96,7 +100,7 @@ await build({ ...common, entryPoints: [path.join(root, 'src/worker-board.ts')], 
 fs.chmodSync(path.join(dist, 'worker-board.js'), 0o755);
 
 // tsc's maps of the replaced entry modules would describe code that is not there.
-for (const stale of ['cli.js.map', 'supervisor.js.map', 'supervisor-launcher.js', 'supervisor-launcher.js.map', 'worker-board.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
+for (const stale of ['cli.js.map', 'supervisor.js.map', 'supervisor-launcher.js', 'supervisor-launcher.js.map', 'worker-board.js.map', 'census-reader.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
 
 execFileSync(process.execPath, [path.join(dist, 'cli.js'), '--help'], { env: { ...process.env, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });
 {

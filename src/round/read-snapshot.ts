@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { cardSchema, scheduledTemplateSchema, type Card } from '../schema/card.js';
-import { profileSchema } from '../schema/profile.js';
+import { cardSchema, scheduledTemplateSchema, type Card, type ScheduledTemplate } from '../schema/card.js';
+import { profileSchema, type Profile } from '../schema/profile.js';
 import { inputPaths, isSafeVaultPath } from '../core/census.js';
 import { runIdFor } from '../core/zombies.js';
 import type { DependentFact, DoubleLinkFact, InputFact, Parsed, RunFact, VaultSnapshot } from '../core/types.js';
@@ -10,7 +10,8 @@ import { hasEmptyCloseJustification } from '../format/empty-close.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { assertRealFolders, isLinkedProfileFolder } from '../vault/real-folders.js';
-import { mapLimit, readParsed } from '../vault/read-card.js';
+import { mapLimit, parseRead, readParsed } from '../vault/read-card.js';
+import { readEach, ReadList } from '../vault/read-ahead.js';
 import type { CensusCache } from '../vault/census-cache.js';
 import { neverStartedInARow, previousFailure, readRunRecord, runFactOf } from '../vault/runs.js';
 import { leaseAge } from '../worker/lease.js';
@@ -38,7 +39,6 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   await assertVault(layout);
   await assertRealFolders(layout);
   cache?.beginRound();
-  const read: typeof readParsed = cache ? (file, shown, schema) => cache.read(file, shown, schema) : readParsed;
   const [profileDirs, templateList, pendingList, inProgressList, doneNames, archivedNames] = await Promise.all([
     listEntries(layout.agents),
     listCards(layout.scheduled),
@@ -47,33 +47,19 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
     listCardNames(layout.done),
     listArchived(layout.archive),
   ]);
-  const [templateNames, pendingNames, inProgressNames] = [templateList.names, pendingList.names, inProgressList.names];
-  const readCard = <S extends Parameters<typeof readParsed>[2]>(list: CardList, dir: string, name: string, shown: string, schema: S) =>
-    // A listed name holds no separator and the layout's folders are normalized: no path.join needed.
-    read(`${dir}${path.sep}${name}`, shown, schema, { seenAsFile: list.files.has(name) });
-
-  const [templates, pendingRead, inProgressRead] = await Promise.all([
-    mapLimit(templateNames, READ_CONCURRENCY, (n) => readCard(templateList, layout.scheduled, n, `scheduled/${n}`, scheduledTemplateSchema)),
-    mapLimit(pendingNames, READ_CONCURRENCY, (n) => readCard(pendingList, layout.pending, n, n, cardSchema)),
-    mapLimit(inProgressNames, READ_CONCURRENCY, (n) => readCard(inProgressList, layout.inProgress, n, n, cardSchema)),
-  ]);
-  // Profiles after the cards: the same reading and parsing code, warm by then (a few hundred
-  // profiles read first paid its cold start, ~20 µs more each).
+  const [pendingNames, inProgressNames] = [pendingList.names, inProgressList.names];
   // A profile folder that is a link is declared, never read through (CONTRACT "What the census reads").
   const linkedProfiles: Parsed<never>[] = profileDirs.flatMap((d) => {
     const reason = d.name.startsWith('.') ? undefined : isLinkedProfileFolder(layout.agents, d);
     const file = `${layout.relative(path.join(layout.agents, d.name))}/`;
     return reason ? [{ ok: false as const, file, problems: [{ file, reason }] }] : [];
   });
-  const profileFiles = profileDirs.filter((d) => d.isDirectory()).map((d) => path.join(layout.agents, d.name, 'PROFILE.md'));
-  const profiles = (
-    await mapLimit(profileFiles, READ_CONCURRENCY, async (file) => {
-      const parsed = await read(file, layout.relative(file), profileSchema);
-      // A folder without PROFILE.md is not an agent (yet): nothing to declare.
-      if (!parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read')) return undefined;
-      return parsed;
-    })
-  ).filter((p): p is NonNullable<typeof p> => p !== undefined);
+  const profileFolders = profileDirs.filter((d) => d.isDirectory()).map((d) => d.name);
+  // Profiles after the cards: the same reading and parsing code, warm by then (a few hundred
+  // profiles read first paid its cold start, ~20 µs more each).
+  const { templates, pendingRead, inProgressRead, profilesRead } = await readAll(layout, { templateList, pendingList, inProgressList, profileDirs: profileFolders }, cache);
+  // A folder without PROFILE.md is not an agent (yet): nothing to declare.
+  const profiles: Parsed<Profile>[] = profilesRead.filter((p) => !vanished(p));
   profiles.push(...linkedProfiles);
 
   // A card listed and then gone before it was read has moved on (a worker closed it, a person
@@ -105,6 +91,56 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
     ...(previousFailures.size > 0 ? { previousFailures } : {}),
     doneNames: new Set(doneNames),
   };
+}
+
+interface CensusLists {
+  readonly templateList: CardList;
+  readonly pendingList: CardList;
+  readonly inProgressList: CardList;
+  /** The profile folders (under AGENTS/) whose PROFILE.md is read. */
+  readonly profileDirs: readonly string[];
+}
+
+/**
+ * Every template, card and profile the census reads, parsed: through the census cache under
+ * `board watch` (most files answered from a stat), else read in full, a reader thread reading
+ * ahead of the parsing when there are many (read-ahead.ts). In order: templates, pending,
+ * in-progress, profiles.
+ */
+async function readAll(layout: VaultLayout, lists: CensusLists, cache?: CensusCache) {
+  const { templateList, pendingList, inProgressList, profileDirs } = lists;
+  const profileNames = profileDirs.map((d) => `${d}${path.sep}PROFILE.md`);
+  const files = new ReadList([
+    { folder: layout.scheduled, names: templateList.names, seenAsFiles: templateList.files },
+    { folder: layout.pending, names: pendingList.names, seenAsFiles: pendingList.files },
+    { folder: layout.inProgress, names: inProgressList.names, seenAsFiles: inProgressList.files },
+    { folder: layout.agents, names: profileNames },
+  ]);
+  const agents = layout.relative(layout.agents);
+  const profileShown = (at: number) => `${agents}/${profileDirs[at]!}/PROFILE.md`;
+  if (cache) {
+    const [t, p, i] = [templateList.names.length, pendingList.names.length, inProgressList.names.length];
+    const indices = (from: number, count: number) => Array.from({ length: count }, (_, k) => from + k);
+    const [templates, pendingRead, inProgressRead, profilesRead] = await Promise.all([
+      mapLimit(indices(0, t), READ_CONCURRENCY, (k) => cache.read(files.absolute(k), `scheduled/${templateList.names[k]!}`, scheduledTemplateSchema)),
+      mapLimit(indices(t, p), READ_CONCURRENCY, (k) => cache.read(files.absolute(k), pendingList.names[k - t]!, cardSchema)),
+      mapLimit(indices(t + p, i), READ_CONCURRENCY, (k) => cache.read(files.absolute(k), inProgressList.names[k - t - p]!, cardSchema)),
+      mapLimit(indices(t + p + i, profileDirs.length), READ_CONCURRENCY, (k) => cache.read(files.absolute(k), profileShown(k - t - p - i), profileSchema)),
+    ]);
+    return { templates, pendingRead, inProgressRead, profilesRead };
+  }
+  const templates: Parsed<ScheduledTemplate>[] = [];
+  const pendingRead: Parsed<Card>[] = [];
+  const inProgressRead: Parsed<Card>[] = [];
+  const profilesRead: Parsed<Profile>[] = [];
+  await readEach(files, (index, read) => {
+    const { group, at } = files.locate(index);
+    if (group === 0) templates.push(parseRead(read, `scheduled/${templateList.names[at]!}`, scheduledTemplateSchema));
+    else if (group === 1) pendingRead.push(parseRead(read, pendingList.names[at]!, cardSchema));
+    else if (group === 2) inProgressRead.push(parseRead(read, inProgressList.names[at]!, cardSchema));
+    else profilesRead.push(parseRead(read, profileShown(at), profileSchema));
+  });
+  return { templates, pendingRead, inProgressRead, profilesRead };
 }
 
 /** Closes that died between their edit and their move (their lock holds the intent): only for cards that carry `closed`. */

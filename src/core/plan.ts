@@ -132,6 +132,15 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
   }
   for (const c of newCards) pendingCards.push({ ...c, scheduled: true });
 
+  // What a card matched to a profile still waits for depends on the profile alone (its harness,
+  // that harness's start, a model, private keys): judged once per profile a round, not per card.
+  const readiness = new Map<string, Readiness>();
+  const readinessOf = (name: string): Readiness => {
+    let ready = readiness.get(name);
+    if (!ready) readiness.set(name, (ready = judgeReadiness(profileByName.get(name)!, settings)));
+    return ready;
+  };
+
   const censusContext = { trustedOrigins, maxAttempts: settings.maxAttempts, inputs: snapshot.inputs, ...(snapshot.dependents ? { dependents: snapshot.dependents } : {}) };
   for (const { file, card, scheduled: isScheduled } of pendingCards) {
     const normalizedRequest = normalize(card.request);
@@ -153,36 +162,19 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
       waiting.push({ card: file, reason: match.reason, kind: match.kind, ...(match.kind === 'ambiguous' ? { profiles: match.profiles } : {}) });
       continue;
     }
-    const entry = profileByName.get(match.profile)!;
-    const harness = entry.profile.harness ?? settings.defaultHarness;
-    const definition = settings.harnesses.get(harness);
-    if (!definition) {
-      waiting.push({ card: file, reason: `profile ${match.profile} needs harness "${harness}", which is not installed`, kind: 'harness' });
+    const ready = readinessOf(match.profile);
+    if (ready.kind === 'wait') {
+      waiting.push({ card: file, reason: ready.reason, kind: ready.wait });
       continue;
     }
-    const cannotStart = settings.unstartable?.get(harness);
-    if (cannotStart !== undefined) {
-      // A harness problem, not the card's: it waits without spending an attempt until the harness is fixed.
-      waiting.push({ card: file, reason: `ready for ${match.profile}, but harness ${harness} cannot start: ${cannotStart}`, kind: 'harness' });
-      continue;
-    }
-    const model = pickModel(settings.models, harness, entry.profile.model_capacity, entry.profile.model_modality);
-    if (!model.ok) {
-      waiting.push({ card: file, reason: model.reason, kind: 'model' });
-      continue;
-    }
-    const missingKeys = definition.environment_from_private.filter((k) => !settings.privateKeys.has(k));
-    if (missingKeys.length > 0) {
-      waiting.push({ card: file, reason: `harness "${harness}" needs private keys ${missingKeys.join(', ')}, absent from private_env`, kind: 'keys' });
-      continue;
-    }
+    const { entry, harness, model } = ready;
     candidates.push({
       card: file,
       profile: match.profile,
       profilePath: entry.path,
       ...(entry.profile.budget !== undefined ? { budget: entry.profile.budget } : {}),
       harness,
-      model: model.model,
+      model,
       via: match.via,
       descriptor: match.descriptor,
       attempts: card.attempts,
@@ -200,8 +192,11 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     dispatch.push(planned);
   }
   // The rest wait in card order, like every other wait.
+  const capacityReasons = new Map<string, string>();
   for (const candidate of rest) {
-    waiting.push({ card: candidate.card, reason: `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`, kind: 'capacity' });
+    let reason = capacityReasons.get(candidate.profile);
+    if (reason === undefined) capacityReasons.set(candidate.profile, (reason = `ready for ${candidate.profile}, but this round's max_dispatches_per_round (${settings.maxDispatches}) is reached`));
+    waiting.push({ card: candidate.card, reason, kind: 'capacity' });
   }
 
   // Step 5: zombies, from the claims as they were before this round's dispatches.
@@ -244,6 +239,28 @@ export function planRound(snapshot: VaultSnapshot, settings: RoundSettings, now:
     templateProblems,
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+type Readiness =
+  | { readonly kind: 'wait'; readonly reason: string; readonly wait: 'harness' | 'model' | 'keys' }
+  | { readonly kind: 'ready'; readonly entry: ProfileEntry; readonly harness: string; readonly model: string };
+
+/** Whether a card matched to this profile can be dispatched this round, or what it waits for. */
+function judgeReadiness(entry: ProfileEntry, settings: RoundSettings): Readiness {
+  const name = entry.profile.name;
+  const harness = entry.profile.harness ?? settings.defaultHarness;
+  const definition = settings.harnesses.get(harness);
+  if (!definition) return { kind: 'wait', reason: `profile ${name} needs harness "${harness}", which is not installed`, wait: 'harness' };
+  const cannotStart = settings.unstartable?.get(harness);
+  // A harness problem, not the card's: it waits without spending an attempt until the harness is fixed.
+  if (cannotStart !== undefined) return { kind: 'wait', reason: `ready for ${name}, but harness ${harness} cannot start: ${cannotStart}`, wait: 'harness' };
+  const model = pickModel(settings.models, harness, entry.profile.model_capacity, entry.profile.model_modality);
+  if (!model.ok) return { kind: 'wait', reason: model.reason, wait: 'model' };
+  const missingKeys = definition.environment_from_private.filter((k) => !settings.privateKeys.has(k));
+  if (missingKeys.length > 0) {
+    return { kind: 'wait', reason: `harness "${harness}" needs private keys ${missingKeys.join(', ')}, absent from private_env`, wait: 'keys' };
+  }
+  return { kind: 'ready', entry, harness, model: model.model };
 }
 
 function byCard(a: { card: string }, b: { card: string }): number {

@@ -148,17 +148,12 @@ function startReader(files: ReadList, from: number, script: string, options: Rea
   const folderOf = new Uint8Array(count);
   const seen = new Uint8Array(count);
   const names: string[] = [];
-  const { group: first, at: firstAt } = files.locate(from);
-  let i = 0;
-  files.groups.forEach((g, group) => {
-    if (group < first) return;
-    const from = group === first ? firstAt : 0;
-    for (let at = from; at < g.names.length; at++, i++) {
-      folderOf[i] = group;
-      seen[i] = g.seenAsFiles?.has(g.names[at]!) ? 1 : 0;
-      names.push(g.names[at]!);
-    }
-  });
+  for (let i = 0; i < count; i++) {
+    const { group, at } = files.locate(from + i);
+    folderOf[i] = group;
+    seen[i] = files.seenAsFile(from + i) ? 1 : 0;
+    names.push(files.groups[group]!.names[at]!);
+  }
   const parsed = new Int32Array(new SharedArrayBuffer(4));
   const job: ReaderJob = {
     folders: files.groups.map((g) => g.folder),

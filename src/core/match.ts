@@ -160,59 +160,60 @@ function trieOf(candidates: readonly MatchableProfile[]): TrieNode {
   return root;
 }
 
+type TrieEnd = TrieNode['ends'][number];
+
+/** Every descriptor of the trie that occurs in a normalized request (its words consecutive words of the request), in the order a walk from each word meets them. */
+function eachOccurring(root: TrieNode, request: string, visit: (end: TrieEnd) => void): void {
+  const words = request === '' ? [] : request.split(' ');
+  for (let i = 0; i < words.length; i += 1) {
+    let node = root.next.get(words[i]!);
+    for (let j = i + 1; node; j += 1) {
+      for (const end of node.ends) visit(end);
+      node = j < words.length ? node.next.get(words[j]!) : undefined;
+    }
+  }
+}
+
+/** Of two matching `handles` descriptors, whether `end` beats the current one: longer, or as long and earlier in its list. */
+function beats(end: TrieEnd, current: { descriptor: string; order: number }): boolean {
+  return end.descriptor.length > current.descriptor.length || (end.descriptor.length === current.descriptor.length && end.order < current.order);
+}
+
+/** `findDescriptors` for a single candidate: whether a `refuses` descriptor occurs, and its longest matching `handles` one ('' for none). */
+function walkOne(root: TrieNode, request: string): { refused: boolean; longest: string } {
+  let refused = false;
+  const best = { descriptor: '', order: 0 };
+  eachOccurring(root, request, (end) => {
+    if (end.refuses) refused = true;
+    else if (beats(end, best)) {
+      best.descriptor = end.descriptor;
+      best.order = end.order;
+    }
+  });
+  return { refused, longest: best.descriptor };
+}
+
 /**
  * For one normalized request: which candidates a `refuses` descriptor eliminates, and each
  * candidate's longest matching `handles` descriptor (the first in its list among equals, as a
  * scan in list order finds), with the positions involved in candidate order.
  */
 const NONE: ReadonlySet<number> = new Set();
-
-/** `findDescriptors` for a single candidate: whether a `refuses` descriptor occurs, and its longest matching `handles` one ('' for none). */
-function walkOne(root: TrieNode, request: string): { refused: boolean; longest: string } {
-  let refused = false;
-  let longest = '';
-  let order = 0;
-  const words = request === '' ? [] : request.split(' ');
-  for (let i = 0; i < words.length; i += 1) {
-    let node = root.next.get(words[i]!);
-    for (let j = i + 1; node; j += 1) {
-      for (const end of node.ends) {
-        if (end.refuses) refused = true;
-        else if (end.descriptor.length > longest.length || (end.descriptor.length === longest.length && end.order < order)) {
-          longest = end.descriptor;
-          order = end.order;
-        }
-      }
-      node = j < words.length ? node.next.get(words[j]!) : undefined;
-    }
-  }
-  return { refused, longest };
-}
 const NO_DESCRIPTORS: ReadonlyMap<number, { descriptor: string; order: number }> = new Map();
 
 function findDescriptors(candidates: readonly MatchableProfile[], request: string) {
   // Most requests meet one or two descriptors: the collections are made on the first.
   let refused: Set<number> | undefined;
   let longest: Map<number, { descriptor: string; order: number }> | undefined;
-  const root = trieOf(candidates);
-  const words = request === '' ? [] : request.split(' ');
-  for (let i = 0; i < words.length; i += 1) {
-    let node = root.next.get(words[i]!);
-    for (let j = i + 1; node; j += 1) {
-      for (const end of node.ends) {
-        if (end.refuses) {
-          (refused ??= new Set()).add(end.position);
-          continue;
-        }
-        longest ??= new Map();
-        const current = longest.get(end.position);
-        if (!current || end.descriptor.length > current.descriptor.length || (end.descriptor.length === current.descriptor.length && end.order < current.order)) {
-          longest.set(end.position, { descriptor: end.descriptor, order: end.order });
-        }
-      }
-      node = j < words.length ? node.next.get(words[j]!) : undefined;
+  eachOccurring(trieOf(candidates), request, (end) => {
+    if (end.refuses) {
+      (refused ??= new Set()).add(end.position);
+      return;
     }
-  }
+    longest ??= new Map();
+    const current = longest.get(end.position);
+    if (!current || beats(end, current)) longest.set(end.position, { descriptor: end.descriptor, order: end.order });
+  });
   const positions = longest ? [...longest.keys()] : [];
   for (const position of refused ?? []) if (!longest?.has(position)) positions.push(position);
   positions.sort((a, b) => a - b);

@@ -1,21 +1,22 @@
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { readCardBytes } from './vault/card-bytes.js';
-import type { ReaderBatch, ReaderJob } from './vault/read-ahead.js';
+import { STATE, type ReaderBatch, type ReaderJob } from './vault/reader-protocol.js';
 
 /**
- * The census's reader thread (`dist/census-reader.js`, started by src/vault/read-ahead.ts): reads
- * the files it is given, in order, with the census's own read (card-bytes.ts), and posts their
- * bytes in batches, undecoded, while the main thread parses the batch before. It decides nothing:
- * what a file is and what it says are the main thread's. It waits while `ahead` batches are
- * posted and not yet parsed: the bytes in memory stay bounded.
+ * The census's reader thread (`dist/census-reader.js`, started by src/vault/read-ahead.ts): claims
+ * files from the counter it shares with the main thread, reads them with the census's own read
+ * (card-bytes.ts), and posts their bytes in batches, undecoded, while the main thread parses. It
+ * decides nothing: what a file is and what it says are the main thread's. It waits while `ahead`
+ * batches are posted and not yet parsed: the bytes in memory stay bounded.
  */
 const job = workerData as ReaderJob;
+const { state } = job;
 const names = job.names.split('\0');
 const pathOf = (i: number) => `${job.folders[job.folderOf[i]!]!}${path.sep}${names[i]!}`;
 
 let posted = 0;
-for (let start = 0; start < names.length; start += job.batch) {
+for (let start = Atomics.add(state, STATE.next, job.batch); start < names.length; start = Atomics.add(state, STATE.next, job.batch)) {
   const end = Math.min(names.length, start + job.batch);
   const chunks: Buffer[] = [];
   const lengths = new Int32Array(end - start);
@@ -38,11 +39,13 @@ for (let start = 0; start < names.length; start += job.batch) {
     bytes.set(chunk, at);
     at += chunk.length;
   }
-  const batch: ReaderBatch = { start: job.offset + start, lengths, bytes, reasons };
-  parentPort!.postMessage(batch, [lengths.buffer, bytes.buffer]);
+  const batch: ReaderBatch = { start, lengths, bytes, reasons };
+  job.port.postMessage(batch, [lengths.buffer, bytes.buffer]);
   posted += 1;
-  for (let parsed = Atomics.load(job.parsed, 0); posted - parsed > job.ahead; parsed = Atomics.load(job.parsed, 0)) {
+  Atomics.store(state, STATE.posted, posted);
+  Atomics.notify(state, STATE.posted);
+  for (let parsed = Atomics.load(state, STATE.parsed); posted - parsed > job.ahead; parsed = Atomics.load(state, STATE.parsed)) {
     // Woken by the main thread's count; the timeout only bounds a missed wake-up.
-    Atomics.wait(job.parsed, 0, parsed, 1000);
+    Atomics.wait(state, STATE.parsed, parsed, 1000);
   }
 }

@@ -129,16 +129,17 @@ async function readAll(layout: VaultLayout, lists: CensusLists, cache?: CensusCa
     ]);
     return { templates, pendingRead, inProgressRead, profilesRead };
   }
-  const templates: Parsed<ScheduledTemplate>[] = [];
-  const pendingRead: Parsed<Card>[] = [];
-  const inProgressRead: Parsed<Card>[] = [];
-  const profilesRead: Parsed<Profile>[] = [];
+  // Files arrive in no particular order (read-ahead.ts): each lands at its place in its folder's list.
+  const templates = new Array<Parsed<ScheduledTemplate>>(templateList.names.length);
+  const pendingRead = new Array<Parsed<Card>>(pendingList.names.length);
+  const inProgressRead = new Array<Parsed<Card>>(inProgressList.names.length);
+  const profilesRead = new Array<Parsed<Profile>>(profileDirs.length);
   await readEach(files, (index, read) => {
     const { group, at } = files.locate(index);
-    if (group === 0) templates.push(parseRead(read, `scheduled/${templateList.names[at]!}`, scheduledTemplateSchema));
-    else if (group === 1) pendingRead.push(parseRead(read, pendingList.names[at]!, cardSchema));
-    else if (group === 2) inProgressRead.push(parseRead(read, inProgressList.names[at]!, cardSchema));
-    else profilesRead.push(parseRead(read, profileShown(at), profileSchema));
+    if (group === 0) templates[at] = parseRead(read, `scheduled/${templateList.names[at]!}`, scheduledTemplateSchema);
+    else if (group === 1) pendingRead[at] = parseRead(read, pendingList.names[at]!, cardSchema);
+    else if (group === 2) inProgressRead[at] = parseRead(read, inProgressList.names[at]!, cardSchema);
+    else profilesRead[at] = parseRead(read, profileShown(at), profileSchema);
   });
   return { templates, pendingRead, inProgressRead, profilesRead };
 }

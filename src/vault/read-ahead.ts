@@ -1,51 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { CENSUS_READER_SCRIPT } from '../entry-points.js';
 import { readCardText, type Unreadable } from './card-bytes.js';
+import { STATE, type ReaderBatch, type ReaderJob } from './reader-protocol.js';
 
 /**
- * The full census's reading, on the machine's second core: a reader thread
- * (src/census-reader.ts) reads the files in order and posts their bytes in batches while this
- * thread decodes and parses the batch before, so a tick's or a dry-run's census costs about the
- * larger of the two instead of their sum. Each file is read exactly as this thread would read it
- * (card-bytes.ts: no link followed, no FIFO waited on, the same reasons for what fails), and the
- * text handed on is the same text: only where the bytes are read changes.
+ * The full census's reading, on both of the machine's cores: a reader thread
+ * (src/census-reader.ts) reads files and posts their bytes in batches while this thread parses,
+ * and whenever this thread has no batch to parse it reads a few files itself. Both take their
+ * next files from one shared counter, so no file is read twice and neither core waits while
+ * files are left; on 2 cores the census costs about half its reading plus the parsing, where one
+ * reader alone (the last session's design) left this thread idle once parsing got cheap. Each
+ * file is read exactly as this thread reads it (card-bytes.ts: no link followed, no FIFO waited
+ * on, the same reasons for what fails), and the text handed on is the same text: only where the
+ * bytes are read changes.
  *
- * The thread takes tens of milliseconds to start: this thread reads the first files itself
- * meanwhile (`HEAD_FILES`), and the thread starts at the file after them. It stays at most
- * `AHEAD_BATCHES` batches ahead of the parsing, so the bytes waiting in memory stay bounded
- * whatever the board's size. Few files are all read here: a thread would not pay for itself. So
- * is the rest when the thread cannot start or dies (its script missing, a resource limit): from
- * the first file it did not hand over. `board watch` does not come here: its census cache
- * answers most files from a stat.
+ * The reader stays at most `AHEAD_BATCHES` batches ahead of the parsing, so the bytes waiting in
+ * memory stay bounded whatever the board's size. Few files are all read here: a thread would not
+ * pay for itself. So is whatever the thread claimed and never handed over, when it cannot start
+ * or dies (its script missing, a resource limit). `board watch` does not come here: its census
+ * cache answers most files from a stat.
  */
-
-/**
- * What the reader thread is given: each file as its folder (an index into `folders`) and its name
- * there, the names joined by NUL (no name holds one), and which of them the listing saw as files.
- */
-export interface ReaderJob {
-  readonly folders: readonly string[];
-  readonly folderOf: Uint8Array;
-  readonly names: string;
-  readonly seen: Uint8Array;
-  /** The index of the first path in the caller's list: batches are numbered from it. */
-  readonly offset: number;
-  readonly batch: number;
-  /** Batches the caller has parsed, counted up by it (Int32Array over a SharedArrayBuffer). */
-  readonly parsed: Int32Array;
-  /** How many posted batches may wait unparsed before the thread waits. */
-  readonly ahead: number;
-}
-
-/** One batch: the bytes of files `start…`, back to back; a length of -1 is a file that gave none, with the next reason. */
-export interface ReaderBatch {
-  readonly start: number;
-  readonly lengths: Int32Array;
-  readonly bytes: Uint8Array;
-  readonly reasons: string[];
-}
 
 /** Files to read, by folder: each folder's names in order, the folders one after the other. */
 export interface FolderFiles {
@@ -94,8 +70,8 @@ export interface ReadAheadOptions {
   readonly script?: string;
   /** Below this many files everything is read on this thread. */
   readonly minFiles?: number;
-  /** Files read on this thread while the reader starts. */
-  readonly headFiles?: number;
+  /** Files this thread claims at a time when it has nothing to parse; 0: it only parses (tests). */
+  readonly stealFiles?: number;
   /** Files per batch, and batches the reader may post ahead of the parsing (tests make both small). */
   readonly batchFiles?: number;
   readonly aheadBatches?: number;
@@ -103,28 +79,83 @@ export interface ReadAheadOptions {
 
 /** Measured on 2 cores: under a few thousand files the thread is not won back. */
 export const READ_AHEAD_MIN_FILES = 3000;
-/** About the reader thread's start-up (~50 ms here), spent reading and parsing on this thread. */
-const HEAD_FILES = 1000;
-const BATCH_FILES = 256;
-const AHEAD_BATCHES = 8;
+/**
+ * Small enough that the last batch, which this thread may wait for, is short (~2 ms of reading),
+ * large enough that posting is a small share of it. This thread's own claims are smaller still:
+ * a batch may arrive meanwhile.
+ */
+const BATCH_FILES = 64;
+const STEAL_FILES = 16;
+/** ~2000 files' bytes at most wait unparsed. */
+const AHEAD_BATCHES = 32;
 
-/** Let the event loop run at least this often while reading here (timers: the round lock's refresh). */
+/** Let the event loop run at least this often (timers: the round lock's refresh; the thread's exit). */
 const YIELD_EVERY_MS = 50;
+/** How long one wait for the reader's next batch lasts before this thread looks around again. */
+const WAIT_MS = 5;
 
 type Take = (index: number, read: string | Unreadable) => void;
 
 /**
- * Hands each file's text (or why it gave none) to `take`, in order, with its index. Resolves when
- * every file has been handed over. Never rejects for a file: a file's failure is its `Unreadable`.
+ * Hands each file's text (or why it gave none) to `take`, with its index, exactly once each, in
+ * no particular order. Resolves when every file has been handed over. Never rejects for a file:
+ * a file's failure is its `Unreadable`; a `take` that throws rejects it (and stops the thread).
  */
 export async function readEach(files: ReadList, take: Take, options: ReadAheadOptions = {}): Promise<void> {
   const script = options.script ?? CENSUS_READER_SCRIPT;
   const threaded = files.length >= (options.minFiles ?? READ_AHEAD_MIN_FILES) && fs.existsSync(script);
-  const head = threaded ? Math.min(files.length, options.headFiles ?? HEAD_FILES) : files.length;
-  const reader = threaded && head < files.length ? startReader(files, head, script, options) : undefined;
-  await readHere(files, 0, head, take);
-  const handed = reader ? await reader.handOver(take) : head;
-  await readHere(files, handed, files.length, take);
+  const reader = threaded ? startReader(files, script, options) : undefined;
+  if (!reader) {
+    await readHere(files, 0, files.length, take);
+    return;
+  }
+  const handed = new Uint8Array(files.length);
+  let count = 0;
+  const hand = (index: number, read: string | Unreadable) => {
+    // A file is handed over once, whoever read it (a stray batch cannot repeat one).
+    if (handed[index] === 1) return;
+    handed[index] = 1;
+    count++;
+    take(index, read);
+  };
+  const steal = options.stealFiles ?? STEAL_FILES;
+  const { state } = reader;
+  try {
+    let since = performance.now();
+    while (count < files.length) {
+      if (performance.now() - since > YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+      const posted = Atomics.load(state, STATE.posted);
+      const batch = reader.receive();
+      if (batch) {
+        handBatch(batch, files.length, hand);
+        Atomics.add(state, STATE.parsed, 1);
+        Atomics.notify(state, STATE.parsed);
+        continue;
+      }
+      if (steal > 0) {
+        const start = Atomics.add(state, STATE.next, steal);
+        if (start < files.length) {
+          for (let i = start; i < Math.min(files.length, start + steal); i++) hand(i, readCardText(files.absolute(i), files.seenAsFile(i)));
+          continue;
+        }
+      }
+      // Everything is claimed, and the reader holds the rest, unless it has ended.
+      if (reader.ended()) {
+        for (let late = reader.receive(); late; late = reader.receive()) handBatch(late, files.length, hand);
+        break;
+      }
+      Atomics.wait(state, STATE.posted, posted, WAIT_MS);
+    }
+    // What a thread that failed (or never started) claimed and did not hand over.
+    for (let i = 0; i < files.length && count < files.length; i++) {
+      if (handed[i] === 0) hand(i, readCardText(files.absolute(i), files.seenAsFile(i)));
+    }
+  } finally {
+    reader.stop();
+  }
 }
 
 async function readHere(files: ReadList, from: number, to: number, take: Take): Promise<void> {
@@ -138,97 +169,80 @@ async function readHere(files: ReadList, from: number, to: number, take: Take): 
   }
 }
 
-/**
- * The reader thread, started on `files[from…]`. `handOver` passes its batches to `take` as they
- * come and resolves with the index of the first file not handed over: all of them, unless the
- * thread failed (or never started).
- */
-function startReader(files: ReadList, from: number, script: string, options: ReadAheadOptions): { handOver: (take: Take) => Promise<number> } {
-  const count = files.length - from;
-  const folderOf = new Uint8Array(count);
-  const seen = new Uint8Array(count);
+interface Reader {
+  readonly state: Int32Array;
+  /** The next posted batch, if one is waiting. */
+  receive(): ReaderBatch | undefined;
+  /** The thread exited or failed (seen on a turn of the event loop). */
+  ended(): boolean;
+  stop(): void;
+}
+
+/** The reader thread, started on `files`; `undefined` if it cannot be started. */
+function startReader(files: ReadList, script: string, options: ReadAheadOptions): Reader | undefined {
+  const folderOf = new Uint8Array(files.length);
+  const seen = new Uint8Array(files.length);
   const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const { group, at } = files.locate(from + i);
+  for (let i = 0; i < files.length; i++) {
+    const { group, at } = files.locate(i);
     folderOf[i] = group;
-    seen[i] = files.seenAsFile(from + i) ? 1 : 0;
+    seen[i] = files.seenAsFile(i) ? 1 : 0;
     names.push(files.groups[group]!.names[at]!);
   }
-  const parsed = new Int32Array(new SharedArrayBuffer(4));
+  const state = new Int32Array(new SharedArrayBuffer(4 * 3));
+  const channel = new MessageChannel();
   const job: ReaderJob = {
     folders: files.groups.map((g) => g.folder),
     folderOf,
     names: names.join('\0'),
     seen,
-    offset: from,
     batch: options.batchFiles ?? BATCH_FILES,
-    parsed,
+    state,
     ahead: options.aheadBatches ?? AHEAD_BATCHES,
+    port: channel.port2,
   };
-  let worker: Worker | undefined;
+  let worker: Worker;
   try {
     // Its heap holds a few batches and the names: bounded, so a fault shows as a failed thread (read here instead).
-    worker = new Worker(script, { workerData: job, stdout: false, stderr: false, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } });
+    worker = new Worker(script, {
+      workerData: job,
+      transferList: [channel.port2],
+      stdout: false,
+      stderr: false,
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+    });
   } catch {
-    worker = undefined;
+    channel.port1.close();
+    return undefined;
   }
-  // Batches that come before the head is parsed wait here, in order.
-  const early: ReaderBatch[] = [];
   let ended = false;
-  let wake: (() => void) | undefined;
-  worker?.on('message', (batch: ReaderBatch) => {
-    early.push(batch);
-    wake?.();
-  });
-  const end = () => {
-    ended = true;
-    wake?.();
-  };
-  worker?.on('error', end);
-  worker?.on('exit', end);
-
+  worker.on('error', () => (ended = true));
+  worker.on('exit', () => (ended = true));
   return {
-    async handOver(take: Take): Promise<number> {
-      let handed = from;
-      if (!worker) return handed;
-      try {
-        while (handed < files.length) {
-          const batch = early.shift();
-          if (!batch) {
-            // A thread that failed or ended early leaves the rest to this thread.
-            if (ended) break;
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
-            continue;
-          }
-          // Batches come in order; a stray one (never expected) ends the thread's part.
-          if (batch.start !== handed) break;
-          handed = handBatch(batch, take);
-          Atomics.add(parsed, 0, 1);
-          Atomics.notify(parsed, 0);
-        }
-      } finally {
-        if (handed < files.length) void worker.terminate();
-      }
-      return handed;
+    state,
+    receive: () => receiveMessageOnPort(channel.port1)?.message as ReaderBatch | undefined,
+    ended: () => ended,
+    stop: () => {
+      channel.port1.close();
+      if (!ended) void worker.terminate();
     },
   };
 }
 
-/** Decodes one batch and hands its files over; returns the index after its last file. */
-function handBatch(batch: ReaderBatch, take: Take): number {
+/** Decodes one batch and hands its files over (a batch that does not fit the list is ignored). */
+function handBatch(batch: ReaderBatch, length: number, hand: Take): void {
+  if (!Number.isInteger(batch.start) || batch.start < 0 || batch.start + batch.lengths.length > length) return;
   const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
   let index = batch.start;
   let at = 0;
   let reason = 0;
-  for (const length of batch.lengths) {
-    if (length >= 0) {
-      take(index, bytes.toString('utf8', at, at + length));
-      at += length;
+  for (const size of batch.lengths) {
+    if (size >= 0) {
+      hand(index, bytes.toString('utf8', at, at + size));
+      at += size;
     } else {
-      take(index, { reason: batch.reasons[reason++] ?? 'unreadable' });
+      hand(index, { reason: batch.reasons[reason++] ?? 'unreadable' });
     }
     index++;
   }
-  return index;
 }

@@ -55,23 +55,27 @@ function expectedOf(files: ReadList): (string | Unreadable)[] {
   return Array.from({ length: files.length }, (_, i) => readCardText(files.absolute(i), files.seenAsFile(i)));
 }
 
+/** What `readEach` hands over, by index; each file must come exactly once. */
 async function collect(files: ReadList, options: Parameters<typeof readEach>[2]): Promise<(string | Unreadable)[]> {
-  const out: (string | Unreadable)[] = [];
+  const out = new Array<string | Unreadable>(files.length);
+  const times = new Uint8Array(files.length);
   await readEach(files, (index, read) => {
-    expect(index).toBe(out.length);
-    out.push(read);
+    times[index]! += 1;
+    out[index] = read;
   }, options);
+  expect([...times].every((n) => n === 1), 'every file handed over exactly once').toBe(true);
   return out;
 }
 
 describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () => {
   it.each([
     ['all of them through the thread', 0],
-    ['the first 1000 here while the thread starts, the rest through it', 1000],
-  ])('hands over, in order, the very text or reason the main thread reads, for every kind of entry: %s', async (_label, headFiles) => {
+    ['this thread reading whenever it has nothing to parse', 16],
+    ['this thread reading one file at a time, the thread in small batches', 1],
+  ])('hands over the very text or reason the main thread reads, for every kind of entry: %s', async (_label, stealFiles) => {
     const files = hostileFolder();
     const expected = expectedOf(files);
-    const viaThread = await collect(files, { script: BUILT_READER, minFiles: 0, headFiles });
+    const viaThread = await collect(files, { script: BUILT_READER, minFiles: 0, stealFiles, ...(stealFiles === 1 ? { batchFiles: 7 } : {}) });
     expect(viaThread).toEqual(expected);
     // The odd ones are really among them, each with its reason.
     const reasons = new Set(expected.filter((r): r is Unreadable => typeof r !== 'string').map((r) => r.reason));
@@ -82,15 +86,15 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
   it('stays a few batches ahead of a slow parser, and hands everything over', async () => {
     const files = hostileFolder();
     const expected = expectedOf(files);
-    const got: (string | Unreadable)[] = [];
+    const got = new Array<string | Unreadable>(files.length);
     await readEach(files, (index, read) => {
-      got.push(read);
+      got[index] = read;
       // A slow parser: the thread, 16 files a batch and 2 batches ahead, waits for it ~90 times.
       if (index % 16 === 0) {
         const until = performance.now() + 2;
         while (performance.now() < until);
       }
-    }, { script: BUILT_READER, minFiles: 0, headFiles: 0, batchFiles: 16, aheadBatches: 2 });
+    }, { script: BUILT_READER, minFiles: 0, stealFiles: 0, batchFiles: 16, aheadBatches: 2 });
     expect(got).toEqual(expected);
   });
 
@@ -107,12 +111,13 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     const dying = path.join(dir, 'dying-reader.mjs');
     fs.writeFileSync(
       dying,
-      `import { parentPort } from 'node:worker_threads';\n` +
-        `const post = parentPort.postMessage.bind(parentPort);\n` +
-        `parentPort.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
+      `import { workerData } from 'node:worker_threads';\n` +
+        `const port = workerData.port;\n` +
+        `const post = port.postMessage.bind(port);\n` +
+        `port.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
         `await import(${JSON.stringify(BUILT_READER)});\n`,
     );
-    expect(await collect(files, { script: dying, minFiles: 0, headFiles: 0 })).toEqual(expected);
+    expect(await collect(files, { script: dying, minFiles: 0, stealFiles: 0 })).toEqual(expected);
   });
 
   it('a failure of the caller\'s own is its failure, not a fall-back', async () => {
@@ -120,7 +125,7 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     await expect(
       readEach(files, (index) => {
         if (index === 700) throw new Error('the parser broke');
-      }, { script: BUILT_READER, minFiles: 0, headFiles: 0 }),
+      }, { script: BUILT_READER, minFiles: 0, stealFiles: 0 }),
     ).rejects.toThrow('the parser broke');
   });
 });

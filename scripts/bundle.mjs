@@ -74,8 +74,14 @@ async function cachedBundle(entry, bundleName, launcher, launcherName) {
     // "use strict" first: ES module code is strict, and a directive after the banner would not count.
     banner: { js: "'use strict';\nvar __boardBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-  // The launcher wraps the bundle in a function: no `#!` line inside it.
-  fs.writeFileSync(path.join(dist, bundleName), out.outputFiles[0].text.replace(/^#!.*\n/, ''));
+  // Written as the launcher compiles it (src/launch-bundle.ts): inside the function Node's own
+  // loader puts around a CommonJS module (so no `#!` line), which the launcher would otherwise
+  // concatenate, a 1.5 MB copy, on every start. And in ASCII, which it reads as latin1: esbuild
+  // escapes strings, but comments keep their `…` and `→`, and one such character made the whole
+  // source a two-byte string, ~20 ms of every start to decode, hash and compile. An escape is the
+  // same character in a string, a template or a regular expression, and nothing in a comment.
+  const body = out.outputFiles[0].text.replace(/^#!.*\n/, '').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  fs.writeFileSync(path.join(dist, bundleName), `(function (exports, require, module, __filename, __dirname) {${body}\n})`);
   await build({ ...common, entryPoints: [path.join(root, launcher)], format: 'esm', outfile: path.join(dist, launcherName) });
 }
 

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +22,11 @@ export function runBundle(here: string, name: string): void {
   const cacheFile = `${bundle}.cache`;
   const hashFile = `${cacheFile}.sha1`;
 
-  const source = fs.readFileSync(bundle, 'utf8');
-  const sha1 = createHash('sha1').update(source).digest('hex');
+  const bytes = fs.readFileSync(bundle);
+  const sha1 = createHash('sha1').update(bytes).digest('hex');
+  // The build writes the bundle in ASCII (scripts/bundle.mjs): as latin1 it is the same text, made
+  // without a UTF-8 decoder and kept as a one-byte string. Any other bundle is read as UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 
   const readCache = (): Buffer | undefined => {
     try {
@@ -33,8 +37,8 @@ export function runBundle(here: string, name: string): void {
   };
 
   const cachedData = readCache();
-  // The CommonJS wrapper, as Node's own loader puts it around a module.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // The bundle is a CommonJS module already inside the function Node's own loader wraps one in.
+  const script = new vm.Script(source, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
   });

@@ -62,6 +62,11 @@ function claimState(job: RunJob): ClaimState {
   return { held: false, closed: false, why: 'the card is no longer in in-progress/' };
 }
 
+/** Whether the worker runs in the OS sandbox: a local run of a confined job (a Slurm job runs on another node). */
+function confinedJob(job: RunJob): boolean {
+  return job.sandbox?.confined === true && (job.runner?.kind ?? 'local') === 'local';
+}
+
 async function main(): Promise<number> {
   // A spare started ahead by `board watch` gets its job (worker environment included) on stdin;
   // its own environment is only PATH. An end of input with no job (the watcher stopped or died)
@@ -94,6 +99,9 @@ async function main(): Promise<number> {
     log: job.logFile,
     ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
     leased: true,
+    // An unconfined run's sandbox fact is known now: in the record it creates, not in a second
+    // write beside the worker's start.
+    ...(!confinedJob(job) ? { sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } } : {}),
   };
   if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
     note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
@@ -112,7 +120,7 @@ async function main(): Promise<number> {
 
   const runner = await selectRunner(job.runner);
   let command: ComposedCommand = { ...job.command, env: workerEnv };
-  const confined = job.sandbox?.confined === true && (job.runner?.kind ?? 'local') === 'local';
+  const confined = confinedJob(job);
   // The OS sandbox (local runner only: a Slurm job runs on another node), the run's credential
   // proxy and its verb server: made before the worker starts, or the worker does not start (a
   // start error: no attempt is spent).
@@ -137,8 +145,6 @@ async function main(): Promise<number> {
       command = confinement.command;
       void record({ sandbox: { confined: true, ...confinement.summary } });
       note(job.logFile, `sandbox: reads ${confinement.summary.reads.length} paths, writes ${confinement.summary.writes.join(', ')}; run folder ${confinement.runDir}`);
-    } else {
-      void record({ sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } });
     }
     step = 'PROXY';
     if (job.proxy) {

@@ -4,7 +4,7 @@ import { readCardBytes } from './vault/card-bytes.js';
 import { STATE, type ReaderBatch, type ReaderJob } from './vault/reader-protocol.js';
 
 /**
- * The census's reader thread (`dist/census-reader.js`, started by src/vault/read-ahead.ts): claims
+ * The census's reader thread (`dist/census-reader.cjs`, started by src/vault/read-ahead.ts): claims
  * files from the counter it shares with the main thread, reads them with the census's own read
  * (card-bytes.ts), and posts their bytes in batches, undecoded, while the main thread parses. It
  * decides nothing: what a file is and what it says are the main thread's. It waits while `ahead`

@@ -12,5 +12,5 @@ export const SUPERVISOR_SCRIPT = fileURLToPath(new URL('./supervisor.js', import
 export const SANDBOX_INIT_SCRIPT = fileURLToPath(new URL('./sandbox-init.js', import.meta.url));
 /** The thin `board` of a sandboxed worker (src/worker-board.ts): its verbs go to its supervisor. */
 export const WORKER_BOARD_SCRIPT = fileURLToPath(new URL('./worker-board.js', import.meta.url));
-/** The census's reader thread (src/census-reader.ts, bundled alone): reads files while the main thread parses. */
-export const CENSUS_READER_SCRIPT = fileURLToPath(new URL('./census-reader.js', import.meta.url));
+/** The census's reader thread (src/census-reader.ts, bundled alone, CommonJS: a thread starts without the ES module loader, ~10 ms sooner): reads files while the main thread parses. */
+export const CENSUS_READER_SCRIPT = fileURLToPath(new URL('./census-reader.cjs', import.meta.url));

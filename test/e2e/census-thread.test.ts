@@ -10,14 +10,14 @@ import { READ_AHEAD_MIN_FILES } from '../../src/vault/read-ahead.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
 
 /**
- * The built CLI reads a big census through its reader thread (dist/census-reader.js); the same
+ * The built CLI reads a big census through its reader thread (dist/census-reader.cjs); the same
  * board planned in this process reads every file on one thread (from src/ there is no built
  * reader script). The two plans must be the same document, byte for byte, with every odd entry
  * among thousands of cards.
  */
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const BUILT_READER = fileURLToPath(new URL('../../dist/census-reader.js', import.meta.url));
+const BUILT_READER = fileURLToPath(new URL('../../dist/census-reader.cjs', import.meta.url));
 const NOW = '2026-12-02T10:00:00.000Z';
 
 function hostileBigBoard(): string {

@@ -13,7 +13,7 @@ import { readEach, ReadList } from '../../src/vault/read-ahead.js';
  */
 
 const REPO = path.resolve(import.meta.dirname, '../..');
-const BUILT_READER = path.join(REPO, 'dist/census-reader.js');
+const BUILT_READER = path.join(REPO, 'dist/census-reader.cjs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-read-ahead-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -9,7 +9,7 @@
  *
  * For each size × profile count it generates a synthetic vault under bench/vaults/ (reused when
  * present) and measures:
- * - `board dry-run --json` wall time and peak RSS (/usr/bin/time -v), best of a few runs;
+ * - `board dry-run --json` wall time and peak RSS (/usr/bin/time -v), best of 5, each followed by a floor run;
  * - the floor: a plain Node script that reads every card's and profile's front-matter bytes (up
  *   to the closing fence), the physical limit of a full census; and the ratio dry-run / floor;
  * - the per-card cost: (wall − wall of the same board with no cards) / cards, which must stay

@@ -143,20 +143,19 @@ export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spa
       if (closed) return cold.start(job);
       const child = spare;
       spare = undefined;
-      if (!child || !alive(child)) {
-        child?.kill();
-        spare = launch();
-        return cold.start(job);
-      }
       // The job first, the next spare after: starting a process is a fork of this one, ~8 ms of
       // this thread on a 10k-card board, which the run in hand need not wait for.
-      const written = new Promise<boolean>((resolve) => {
-        child.stdin!.end(JSON.stringify(job), (error?: Error | null) => resolve(!error));
-      });
       setImmediate(() => {
         if (!closed && spare === undefined) spare = launch();
       });
-      if (!(await written)) return cold.start(job);
+      if (!child || !alive(child)) {
+        child?.kill();
+        return cold.start(job);
+      }
+      const written = await new Promise<boolean>((resolve) => {
+        child.stdin!.end(JSON.stringify(job), (error?: Error | null) => resolve(!error));
+      });
+      if (!written) return cold.start(job);
       return { pid: child.pid! };
     },
     close() {

@@ -138,7 +138,7 @@ export async function readEach(files: ReadList, take: Take, options: ReadAheadOp
       if (steal > 0) {
         const start = Atomics.add(state, STATE.next, steal);
         if (start < files.length) {
-          for (let i = start; i < Math.min(files.length, start + steal); i++) hand(i, readCardText(files.absolute(i), files.seenAsFile(i)));
+          for (let i = start; i < Math.min(files.length, start + steal); i++) hand(i, readOnThisThread(files, i));
           continue;
         }
       }
@@ -151,7 +151,7 @@ export async function readEach(files: ReadList, take: Take, options: ReadAheadOp
     }
     // What a thread that failed (or never started) claimed and did not hand over.
     for (let i = 0; i < files.length && count < files.length; i++) {
-      if (handed[i] === 0) hand(i, readCardText(files.absolute(i), files.seenAsFile(i)));
+      if (handed[i] === 0) hand(i, readOnThisThread(files, i));
     }
   } finally {
     reader.stop();
@@ -165,8 +165,13 @@ async function readHere(files: ReadList, from: number, to: number, take: Take): 
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
     }
-    take(i, readCardText(files.absolute(i), files.seenAsFile(i)));
+    take(i, readOnThisThread(files, i));
   }
+}
+
+/** File `index` read here, as the reader thread reads it (card-bytes.ts). */
+function readOnThisThread(files: ReadList, index: number): string | Unreadable {
+  return readCardText(files.absolute(index), files.seenAsFile(index));
 }
 
 interface Reader {

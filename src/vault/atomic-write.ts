@@ -57,11 +57,17 @@ async function writeTemp(target: string, text: string): Promise<string> {
   return temp;
 }
 
-/** Replace a file's content through a temp file and a rename: readers see old or new, never half. */
-export async function writeFileAtomic(target: string, text: string): Promise<void> {
+/**
+ * Replace a file's content through a temp file and a rename: readers see old or new, never half.
+ * `beforeRename` (a lock's check) runs between the two, as close to the rename as it can be: a
+ * process paused while it wrote the temp file (a host frozen, a full disk's slow fsync) finds out
+ * there whether it still may write, instead of renaming on a check made before the pause.
+ */
+export async function writeFileAtomic(target: string, text: string, beforeRename?: () => Promise<void>): Promise<void> {
   const temp = await writeTemp(target, text);
   crashPoint('write:temp');
   try {
+    await beforeRename?.();
     await fs.rename(temp, target);
   } catch (error) {
     await fs.rm(temp, { force: true });

@@ -14,7 +14,8 @@ export interface CardEdit {
   readonly expect?: (text: string) => void;
   /**
    * The card's transition lock, which every change of a card holds (docs/transitions.md): re-checked
-   * right before the write, so a holder taken over as stale writes nothing.
+   * once the new text is written beside the card, right before the rename, so a holder taken over
+   * as stale writes nothing.
    */
   readonly lock: HeldCardLock;
 }
@@ -28,7 +29,10 @@ export async function editCard(file: string, edit: CardEdit, now: Date): Promise
   edit.expect?.(before);
   let text = edit.fields ? setFields(before, edit.fields) : before;
   if (edit.record) text = appendRecord(text, now, edit.record.actor, edit.record.milestones);
-  await edit.lock.assertHeld();
-  await writeFileAtomic(file, text);
+  // The lock is checked once the new text is on disk beside the card, just before the rename
+  // (writeFileAtomic): a round frozen while it wrote (SIGSTOP, a suspended VM) past the lock's
+  // staleness must not stamp a card another host has claimed since (the multi-host suite's frozen
+  // host did, once: its check came before the pause).
+  await writeFileAtomic(file, text, () => edit.lock.assertHeld());
   return text;
 }

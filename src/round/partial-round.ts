@@ -119,8 +119,9 @@ async function readPartialSnapshot(input: PartialRoundInput, names: readonly str
   }
   const profiles: Parsed<Profile>[] = [];
   for (const file of input.profileFiles) {
-    const parsed = await cache.read(file, layout.relative(file), profileSchema);
-    if (!parsed.ok && parsed.problems.some((p) => p.reason === 'vanished while being read')) return `profile ${layout.relative(file)} vanished`;
+    const shown = layout.relative(file);
+    const parsed = await cache.read(file, shown, profileSchema);
+    if (!parsed.ok && parsed.problems.some((p) => p.reason === 'vanished while being read')) return `profile ${shown} vanished`;
     profiles.push(parsed);
   }
   return {

@@ -31,8 +31,17 @@ import { readParsed } from './read-card.js';
 /** Well above any local filesystem's timestamp granularity (coarse clock ticks of 1–10 ms). */
 export const RACY_MS = 1_000;
 
+/** A file's identity and state, as `lstat` gives them: equal, the bytes are the ones parsed. */
+interface FileState {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+}
+
 interface Entry {
-  readonly key: string;
+  readonly state: FileState;
   readonly shown: string;
   readonly schema: z.ZodType;
   readonly parsed: Parsed<unknown>;
@@ -97,10 +106,8 @@ export class CensusCache {
       this.stats.misses += 1;
       return readParsed(absolute, shown, schema);
     }
-    // Times as float milliseconds keep sub-microsecond precision at today's epoch.
-    const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
     const entry = this.entries.get(absolute);
-    if (entry && entry.key === key && entry.shown === shown && entry.schema === schema) {
+    if (entry && sameState(entry.state, stat) && entry.shown === shown && entry.schema === schema) {
       entry.seen = this.round;
       this.stats.hits += 1;
       return entry.parsed as Parsed<z.output<S>>;
@@ -111,8 +118,14 @@ export class CensusCache {
     const parsed = await readParsed(absolute, shown, schema, { seenAsFile: true });
     const settled = stat.ctimeMs <= now - this.racyMs;
     const vanished = !parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read');
-    if (settled && !vanished) this.entries.set(absolute, { key, shown, schema, parsed, seen: this.round });
+    const state = { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+    if (settled && !vanished) this.entries.set(absolute, { state, shown, schema, parsed, seen: this.round });
     else this.entries.delete(absolute);
     return parsed;
   }
+}
+
+/** Times as float milliseconds keep sub-microsecond precision at today's epoch. */
+function sameState(a: FileState, b: FileState): boolean {
+  return a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.dev === b.dev;
 }

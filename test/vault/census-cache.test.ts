@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,11 +47,13 @@ describe('CensusCache', () => {
     await sleep(20);
     fs.writeFileSync(b.file('a.md'), cardText('count lines'));
     expect(await read()).toBe('count lines');
-    // Same size, mtime put back: the ctime still moved.
+    // Same size, mtime put back to the nanosecond (`touch -r`, as a sync tool does): the ctime still moved.
+    execFileSync('touch', ['-r', b.file('a.md'), b.file('times')]);
     const before = fs.statSync(b.file('a.md'));
     await sleep(20);
     fs.writeFileSync(b.file('a.md'), cardText('count pages'));
-    fs.utimesSync(b.file('a.md'), before.atime, before.mtime);
+    execFileSync('touch', ['-r', b.file('times'), b.file('a.md')]);
+    expect(fs.statSync(b.file('a.md')).mtimeMs).toBe(before.mtimeMs);
     expect(await read()).toBe('count pages');
     // Replaced by a rename (a new inode).
     await sleep(20);

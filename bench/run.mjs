@@ -172,6 +172,7 @@ async function watchLatency(cards, profiles) {
   watch.stderr.on('data', (d) => (stderr += d));
   watch.stdout.on('data', (d) => (stdout = (stdout + d).slice(-4096)));
   const until = waiter('watch bench', () => stderr, 2);
+  let floor;
   try {
     await until('the watcher', () => stderr.includes('watching the vault'), 120_000);
     // Let the first round (a full census of the board, cold) finish before sampling: its line on
@@ -181,6 +182,8 @@ async function watchLatency(cards, profiles) {
     await new Promise((r) => setTimeout(r, 1000));
     const spawnLat = [];
     const supervisorLat = [];
+    const floorLat = [];
+    floor = await startWatchFloor(dir);
     // The cards are written before the sampling starts, as a drop is: a finished file moved in. (A
     // card written less than the watcher's `stableMs` before it lands waits out the rest of it:
     // the writes-finished rule, src/watch/folder-watcher.ts.)
@@ -188,34 +191,80 @@ async function watchLatency(cards, profiles) {
     for (let k = 0; k < samples; k += 1) {
       const text = `---\nfunction: fn-${0}\nrequest: "Please write the topic 0 report for the latency sample ${k}"\ncreated: 2026-12-01T09:00:00.000Z\norigin: human\nattempts: 0\npaths: []\n---\n\nLatency sample.\n`;
       fs.writeFileSync(path.join(inbox, sampleName(k)), text);
+      fs.writeFileSync(path.join(floor.inbox, sampleName(k)), text);
     }
     await new Promise((r) => setTimeout(r, 1000));
+    /** Drops `name` from `from` into `pending` and waits for the worker's line in `record`: ms from the rename to the worker's own timestamp. */
+    const drop = async (what, name, from, pending, record) => {
+      const t0 = Date.now();
+      fs.renameSync(path.join(from, name), path.join(pending, name));
+      const line = () => fs.readFileSync(record, 'utf8').split('\n').find((l) => l.startsWith(`${name} `));
+      await until(what, line, 30_000);
+      return { t0, ms: Number(line().split(' ')[1]) - t0 };
+    };
     for (let k = 0; k < samples; k += 1) {
       const name = sampleName(k);
-      const t0 = Date.now();
-      fs.renameSync(path.join(inbox, name), path.join(dir, 'vault/KANBAN/pending', name));
-      const line = () => fs.readFileSync(recordFile, 'utf8').split('\n').find((l) => l.startsWith(`${name} `));
-      await until(`sample ${k}`, line, 30_000);
-      spawnLat.push(Number(line().split(' ')[1]) - t0);
+      const { t0, ms } = await drop(`sample ${k}`, name, inbox, path.join(dir, 'vault/KANBAN/pending'), recordFile);
+      spawnLat.push(ms);
       const runs = fs.readdirSync(path.join(dir, 'vault/KANBAN/.runs')).filter((f) => f.startsWith(name.replace(/\.md$/, '.')));
       const record = JSON.parse(fs.readFileSync(path.join(dir, 'vault/KANBAN/.runs', runs[0]), 'utf8'));
       supervisorLat.push(Date.parse(record.start) - t0);
       await new Promise((r) => setTimeout(r, 150));
+      // The floor's sample right after the board's, so both meet the machine as it is now.
+      floorLat.push((await drop(`floor sample ${k}`, name, floor.inbox, floor.pending, floor.recordFile)).ms);
+      await new Promise((r) => setTimeout(r, 150));
     }
+    const spawned = summary(spawnLat);
+    const floorSummary = summary(floorLat);
     return {
       cards,
       profiles,
       samples,
-      spawn: summary(spawnLat),
+      spawn: spawned,
       supervisorStart: summary(supervisorLat),
+      floor: floorSummary,
+      ratio: { p50: round(spawned.p50 / floorSummary.p50, 2), p99: round(spawned.p99 / floorSummary.p99, 2) },
       // In sample order: where a slow one falls (the first samples, a heartbeat, a neighbour's load).
       spawnMs: spawnLat,
-      definition: 'spawn: rename into pending/ -> the worker\'s own first timestamp (upper bound of its spawn); supervisorStart: -> the supervisor\'s recorded start, just before it spawns the worker (lower bound)',
+      floorMs: floorLat,
+      definition: 'spawn: rename into pending/ -> the worker\'s own first timestamp (upper bound of its spawn); supervisorStart: -> the supervisor\'s recorded start, just before it spawns the worker (lower bound); floor: the same drop and worker under bench/watch-floor.mjs (fs.watch on pending/, one detached spawn of the worker per card, nothing in between), each floor sample right after its board sample; ratio: board / floor, at p50 and at p99',
     };
   } finally {
     watch.kill('SIGTERM');
+    floor?.process.kill('SIGTERM');
     await new Promise((r) => watch.once('close', r));
   }
+}
+
+/** The watch latency's figures, each with its floor and ratio. */
+function watchLine(w) {
+  return (
+    `watch on ${w.cards} cards × ${w.profiles} profiles, ${w.samples} samples: rename → worker spawned (its own clock) p50 ${w.spawn.p50} ms, p99 ${w.spawn.p99} ms; ` +
+    `floor (fs.watch + one spawn of the same worker) p50 ${w.floor.p50} ms, p99 ${w.floor.p99} ms; ratio p50 ${w.ratio.p50}, p99 ${w.ratio.p99}; ` +
+    `rename → supervisor start p50 ${w.supervisorStart.p50} ms, p99 ${w.supervisorStart.p99} ms`
+  );
+}
+
+/**
+ * The watch latency's floor (bench/watch-floor.mjs) beside the board: its own vault (pending/,
+ * done/), drop folder and record file, and the board's very worker script.
+ */
+async function startWatchFloor(dir) {
+  const vault = path.join(dir, 'floor-vault');
+  fs.rmSync(vault, { recursive: true, force: true });
+  for (const f of ['pending', 'done']) fs.mkdirSync(path.join(vault, 'KANBAN', f), { recursive: true });
+  const inbox = path.join(dir, 'floor-inbox');
+  fs.rmSync(inbox, { recursive: true, force: true });
+  fs.mkdirSync(inbox, { recursive: true });
+  const recordFile = path.join(dir, 'floor-spawned.log');
+  fs.writeFileSync(recordFile, '');
+  const child = spawn(process.execPath, [path.join(HERE, 'watch-floor.mjs'), vault, path.join(dir, 'harnesses/worker.sh'), recordFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench/watch-floor.mjs exited (${code}) before it watched`)));
+    child.stdout.once('data', () => resolve());
+  });
+  return { process: child, inbox, pending: path.join(vault, 'KANBAN/pending'), recordFile };
 }
 
 // ---------------------------------------------------------------- bursts
@@ -352,7 +401,7 @@ async function watchOnly() {
   const results = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   results.watch = { when: new Date().toISOString(), loadavg: os.loadavg().map((l) => round(l, 2)), ...watch };
   fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`watch on ${watch.cards} cards × ${watch.profiles} profiles, ${watch.samples} samples: rename → worker spawned p50 ${watch.spawn.p50} ms, p99 ${watch.spawn.p99} ms; rename → supervisor start p50 ${watch.supervisorStart.p50} ms, p99 ${watch.supervisorStart.p99} ms`);
+  console.log(watchLine(watch));
 }
 
 async function main() {
@@ -428,7 +477,7 @@ async function main() {
   console.log(line(table[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of table.slice(1)) console.log(line(r));
-  if (watch) console.log(`\nwatch on ${watch.cards} cards × ${watch.profiles} profiles, ${watch.samples} samples: rename → worker spawned (its own clock) p50 ${watch.spawn.p50} ms, p99 ${watch.spawn.p99} ms; rename → supervisor start p50 ${watch.supervisorStart.p50} ms, p99 ${watch.supervisorStart.p99} ms`);
+  if (watch) console.log(`\n${watchLine(watch)}`);
   console.log(`\ntargets: dry-run 10k × 500 and 50k × 500 within ${TARGETS.ratio}× the floor and under ${TARGETS.rssMB} MB; watch p99 at most ${TARGETS.watchP99Ms} ms`);
   for (const [k, v] of Object.entries(results.verdict)) if (v) console.log(`  ${k}: ${v.value} ${v.ok ? 'OK' : 'MISSED'}`);
   if (results.confinement) {

@@ -209,8 +209,9 @@ async function watchLatency(cards, profiles) {
       const runs = fs.readdirSync(path.join(dir, 'vault/KANBAN/.runs')).filter((f) => f.startsWith(name.replace(/\.md$/, '.')));
       const record = JSON.parse(fs.readFileSync(path.join(dir, 'vault/KANBAN/.runs', runs[0]), 'utf8'));
       supervisorLat.push(Date.parse(record.start) - t0);
-      await new Promise((r) => setTimeout(r, 150));
-      // The floor's sample right after the board's, so both meet the machine as it is now.
+      // The floor's sample right after the board's, so both meet the machine as it is now; not
+      // sooner, or it would meet the board's own aftermath (its next spare starting, ~0.2 s).
+      await new Promise((r) => setTimeout(r, 500));
       floorLat.push((await drop(`floor sample ${k}`, name, floor.inbox, floor.pending, floor.recordFile)).ms);
       await new Promise((r) => setTimeout(r, 150));
     }

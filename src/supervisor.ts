@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseFrontMatter } from './format/frontmatter.js';
-import { SUPERVISOR_SPARE_VAR, type RunJob } from './round/spawner.js';
+import { SUPERVISOR_SPARE_VAR, WORKER_STARTED_LINE, type RunJob } from './round/spawner.js';
 import { appendBoardFileSync } from './vault/board-file.js';
 import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
@@ -35,6 +35,20 @@ function note(logFile: string, line: string): void {
     appendBoardFileSync(logFile, `[board supervisor ${new Date().toISOString()}] ${line}\n`);
   } catch (error) {
     process.stderr.write(`board supervisor: ${(error as Error).message}\n`);
+  }
+}
+
+/**
+ * Tells `board watch` (which reads this supervisor's stdout, src/round/spawner.ts) that the worker
+ * has started or could not: it starts its next spare only now, so that spare's start-up does not
+ * compete with this run's. Once; a stdout that is gone (the watcher ended, or a tick's supervisor:
+ * /dev/null) changes nothing.
+ */
+function saidStarted(): void {
+  try {
+    fs.writeSync(1, WORKER_STARTED_LINE);
+  } catch {
+    // No one to tell.
   }
 }
 
@@ -176,6 +190,7 @@ async function main(): Promise<number> {
     startProblem = { code: step, message: (error as Error).message };
   }
   const worker: StartedWorker = startProblem !== undefined ? notStarted(startProblem.code, startProblem.message) : await runner.start(command, job.logFile);
+  saidStarted();
   if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });
 
   // The board's control over the worker: its claim, watched, and its time budget.

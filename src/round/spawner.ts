@@ -107,14 +107,26 @@ export function supervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner
   };
 }
 
+/** What a supervisor writes on its stdout once its worker is started (or could not be): one line, then nothing. */
+export const WORKER_STARTED_LINE = 'started\n';
+
+/** Longest a spare's successor waits for the run in hand to say its worker started. */
+export const NEXT_SPARE_AFTER_MS = 1_000;
+
 /**
  * `board watch`'s spawner: the same detached supervisor per run, started one run ahead. A spare
  * supervisor (Node's start-up and its modules loaded: ~0.2 s) waits for its job on stdin; a
  * claim hands the job (the worker's environment included, through the pipe rather than the
- * supervisor's environment) to the spare and starts the next one. The spare then does exactly
- * what a cold supervisor does: re-check the claim, record the run exclusively, launch. A spare
- * that gets no job (the watcher stopped, crashed or was killed: its pipe closes) exits at once.
- * A spare that died on its own is replaced by a cold start for that job.
+ * supervisor's environment) to the spare. The spare then does exactly what a cold supervisor
+ * does: re-check the claim, record the run exclusively, launch. A spare that gets no job (the
+ * watcher stopped, crashed or was killed: its pipe closes) exits at once. A spare that died on
+ * its own is replaced by a cold start for that job.
+ *
+ * The next spare is started once the run in hand has its worker started (its supervisor's
+ * `WORKER_STARTED_LINE`), or its supervisor ended, or `NEXT_SPARE_AFTER_MS` passed: a spare's
+ * start-up is a core's worth of work for ~0.1 s, and started at the hand-over it competed with
+ * that very supervisor for the CPU on a 2-core host (drop → worker p50 74–78 → 61–65 ms, three
+ * interleaved runs, bench/README.md).
  */
 export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner {
   const cold = supervisorSpawner(supervisorScript);
@@ -123,17 +135,37 @@ export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spa
     try {
       const child = spawn(process.execPath, [supervisorScript], {
         detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
+        stdio: ['pipe', 'pipe', 'ignore'],
         env: supervisorEnv(),
       });
       child.once('error', () => undefined);
       child.stdin?.on('error', () => undefined);
+      child.stdout?.on('error', () => undefined);
       child.unref();
+      // Neither pipe keeps the watcher alive.
       (child.stdin as { unref?: () => void } | null)?.unref?.();
+      (child.stdout as { unref?: () => void } | null)?.unref?.();
       return child;
     } catch {
       return undefined;
     }
+  };
+  const launchNext = () => {
+    if (!closed && spare === undefined) spare = launch();
+  };
+  /** Starts the next spare once `child` says its worker started, ends, or takes too long; then lets its stdout go. */
+  const launchNextAfter = (child: ChildProcess) => {
+    let done = false;
+    const next = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.stdout?.destroy();
+      launchNext();
+    };
+    const timer = setTimeout(next, NEXT_SPARE_AFTER_MS);
+    timer.unref();
+    child.stdout?.once('data', next).once('close', next);
   };
   const alive = (child: ChildProcess | undefined): boolean =>
     child !== undefined && child.pid !== undefined && child.exitCode === null && child.signalCode === null && child.stdin?.writable === true;
@@ -143,15 +175,14 @@ export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spa
       if (closed) return cold.start(job);
       const child = spare;
       spare = undefined;
-      // The job first, the next spare after: starting a process is a fork of this one, ~8 ms of
-      // this thread on a 10k-card board, which the run in hand need not wait for.
-      setImmediate(() => {
-        if (!closed && spare === undefined) spare = launch();
-      });
       if (!child || !alive(child)) {
         child?.kill();
+        // The job first, the next spare after: starting a process is a fork of this one, ~8 ms
+        // of this thread on a 10k-card board, which the run in hand need not wait for.
+        setImmediate(launchNext);
         return cold.start(job);
       }
+      launchNextAfter(child);
       const written = await new Promise<boolean>((resolve) => {
         child.stdin!.end(JSON.stringify(job), (error?: Error | null) => resolve(!error));
       });

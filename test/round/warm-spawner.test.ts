@@ -44,3 +44,39 @@ describe('warmSupervisorSpawner', () => {
     expect(written('.json')).toHaveLength(3);
   });
 });
+
+describe('warmSupervisorSpawner: the next spare', () => {
+  /**
+   * A stand-in that notes its start (`<pid>.up`), reads its job, then says its worker started
+   * (one line on stdout) only once `<dir>/go-<runId>` exists, and lives on for a while.
+   */
+  const sub = fs.mkdtempSync(path.join(dir, 'next-'));
+  const slow = path.join(sub, 'supervisor.cjs');
+  fs.writeFileSync(
+    slow,
+    `const fs = require('node:fs'); const d = ${JSON.stringify(sub)}; fs.writeFileSync(d + '/' + process.pid + '.up', '');\n` +
+      `let raw = ''; process.stdin.on('data', (x) => (raw += x)).on('end', () => {\n` +
+      `  if (!raw) return; const { runId } = JSON.parse(raw);\n` +
+      `  const t = setInterval(() => { if (fs.existsSync(d + '/go-' + runId)) { clearInterval(t); fs.writeSync(1, 'started\\n'); setTimeout(() => {}, 3000); } }, 10);\n` +
+      `});\n`,
+  );
+  const up = () => fs.readdirSync(sub).filter((f) => f.endsWith('.up')).length;
+
+  it('is started once the run in hand says its worker started, not at the hand-over', async () => {
+    const spawner = warmSupervisorSpawner(slow);
+    await waitFor('the first spare', () => up() === 1);
+    await spawner.start(job('run-a'));
+    // Handed over, its worker not started yet: no second spare competes with it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(up()).toBe(1);
+    fs.writeFileSync(path.join(sub, 'go-run-a'), '');
+    await waitFor('the next spare, once run-a said its worker started', () => up() === 2);
+    // A run that never says so does not hold the next spare back for long (NEXT_SPARE_AFTER_MS).
+    const t0 = Date.now();
+    await spawner.start(job('run-b'));
+    await waitFor('the spare after run-b, at the latest a second later', () => up() === 3, 5_000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    spawner.close?.();
+    fs.writeFileSync(path.join(sub, 'go-run-b'), '');
+  });
+});

@@ -185,12 +185,29 @@ function board(b: Board, ...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * Until the run is recorded as exited and its supervisor has ended: after the record it still
+ * writes the run's provenance into logs/ (manifest, journal), which the test's clean-up would race.
+ */
 async function settle(b: Board, timeoutMs = 240_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const runs = path.join(b.vault, 'KANBAN/.runs');
+  // A zombie (ended, not yet reaped by whoever inherited it) has ended too.
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+    const stat = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+    return !/^\S+ \(.*\) Z/.test(stat);
+  };
   for (;;) {
-    const ended = fs.existsSync(runs) && fs.readdirSync(runs).some((f) => f.endsWith('.json') && /"state":\s*"exited"/.test(fs.readFileSync(path.join(runs, f), 'utf8')));
-    if (ended) return;
+    const exited = (fs.existsSync(runs) ? fs.readdirSync(runs) : [])
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(fs.readFileSync(path.join(runs, f), 'utf8')) as { state?: string; pid?: number })
+      .find((r) => r.state === 'exited');
+    if (exited && (typeof exited.pid !== 'number' || !alive(exited.pid))) return;
     if (Date.now() > deadline) throw new Error('the attack run did not end in time');
     await new Promise((r) => setTimeout(r, 200));
   }

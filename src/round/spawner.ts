@@ -125,7 +125,7 @@ export const NEXT_SPARE_AFTER_MS = 1_000;
  * The next spare is started once the run in hand has its worker started (its supervisor's
  * `WORKER_STARTED_LINE`), or its supervisor ended, or `NEXT_SPARE_AFTER_MS` passed: a spare's
  * start-up is a core's worth of work for ~0.1 s, and started at the hand-over it competed with
- * that very supervisor for the CPU on a 2-core host (drop → worker p50 74–78 → 61–65 ms, three
+ * that very supervisor for the CPU on a 2-core host (drop → worker p50 78–88 → 70–74 ms, three
  * interleaved runs, bench/README.md).
  */
 export function warmSupervisorSpawner(supervisorScript = SUPERVISOR_SCRIPT): Spawner {

@@ -118,9 +118,10 @@ export class CensusCache {
     const parsed = await readParsed(absolute, shown, schema, { seenAsFile: true });
     const settled = stat.ctimeMs <= now - this.racyMs;
     const vanished = !parsed.ok && parsed.problems.every((p) => p.reason === 'vanished while being read');
-    const state = { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
-    if (settled && !vanished) this.entries.set(absolute, { state, shown, schema, parsed, seen: this.round });
-    else this.entries.delete(absolute);
+    if (settled && !vanished) {
+      const state = { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+      this.entries.set(absolute, { state, shown, schema, parsed, seen: this.round });
+    } else this.entries.delete(absolute);
     return parsed;
   }
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxProbe } from '../../src/sandbox/probe.js';
+import { isProcessAlive } from '../../src/vault/process-alive.js';
 // Plain ESM, shared with the real-CLI suite.
 import { ATTACKS, materialize } from './attacks.mjs';
 
@@ -194,11 +195,7 @@ async function settle(b: Board, timeoutMs = 240_000): Promise<void> {
   const runs = path.join(b.vault, 'KANBAN/.runs');
   // A zombie (ended, not yet reaped by whoever inherited it) has ended too.
   const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return false;
-    }
+    if (!isProcessAlive(pid)) return false;
     const stat = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
     return !/^\S+ \(.*\) Z/.test(stat);
   };

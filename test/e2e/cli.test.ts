@@ -192,3 +192,31 @@ describe('board CLI as a process', () => {
     expect(board(os.tmpdir(), 'no-such-command').code).toBe(2);
   });
 });
+
+describe('read-only commands end as soon as they have answered', () => {
+  it('a dry-run whose plan is larger than a pipe holds, read slowly, arrives whole; exit codes stay honest', async () => {
+    // 3000 waiting cards: a plan of a few hundred KB through a pipe that holds 64 KB, read late.
+    const files: Record<string, string> = { 'AGENTS/writer/PROFILE.md': WRITER };
+    for (let i = 0; i < 3000; i++) files[`KANBAN/pending/card-${String(i).padStart(4, '0')}.md`] = card(`function: translate\nrequest: "a letter ${i}"\ncreated: 2026-12-01 09:00\norigin: human\nattempts: 0\npaths: []`);
+    const root = makeBoard(files);
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'dry-run', '--json', '--now', NOW], { cwd: root, env: { ...process.env, BOARD_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => chunks.push(b));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text.length).toBeGreaterThan(256 * 1024);
+    const plan = JSON.parse(text) as { waiting: unknown[] };
+    expect(plan.waiting).toHaveLength(3000);
+
+    // An exit code set by the command survives the early exit: lint's finding is exit 1.
+    fs.writeFileSync(path.join(root, 'vault/AGENTS/writer/PROFILE.md'), '---\nname: writer\n---\n');
+    const lint = board(root, 'lint');
+    expect(lint.code).toBe(1);
+    expect(lint.stdout).toContain('PROFILE.md');
+  }, 60_000);
+});

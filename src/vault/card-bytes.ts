@@ -72,7 +72,11 @@ const networkFolders = new Map<string, boolean>();
 
 /** Whether the file's folder is on a network filesystem (asked once per folder and process). */
 function onNetworkMount(absolute: string): boolean {
-  const dir = path.dirname(absolute);
+  return folderOnNetworkMount(path.dirname(absolute));
+}
+
+/** Whether a folder is on a network filesystem (asked once per folder and process). */
+export function folderOnNetworkMount(dir: string): boolean {
   let network = networkFolders.get(dir);
   if (network === undefined) {
     try {

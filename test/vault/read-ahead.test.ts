@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCardText, type Unreadable } from '../../src/vault/card-bytes.js';
-import { readEach, ReadList } from '../../src/vault/read-ahead.js';
+import { READ_AHEAD_MIN_FILES, READ_AHEAD_MIN_FILES_NETWORK, readEach, ReadList } from '../../src/vault/read-ahead.js';
 
 /**
  * The census's reader thread (src/vault/read-ahead.ts, src/census-reader.ts) must hand over, for
@@ -127,5 +127,22 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
         if (index === 700) throw new Error('the parser broke');
       }, { script: BUILT_READER, minFiles: 0, stealFiles: 0 }),
     ).rejects.toThrow('the parser broke');
+  });
+
+  it('a few hundred files get the thread on a network mount only, where a read is a wait for the server', async () => {
+    const files = hostileFolder();
+    expect(files.length).toBeGreaterThan(READ_AHEAD_MIN_FILES_NETWORK);
+    expect(files.length).toBeLessThan(READ_AHEAD_MIN_FILES);
+    const expected = expectedOf(files);
+    // The real reader, behind a script that notes each start (this thread steals no reads: it waits for the thread's).
+    const starts = path.join(dir, 'reader-starts');
+    const noting = path.join(dir, 'noting-reader.mjs');
+    fs.writeFileSync(noting, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(starts)}, 'started\\n');\nawait import(${JSON.stringify(BUILT_READER)});\n`);
+    const started = () => (fs.existsSync(starts) ? fs.readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
+
+    expect(await collect(files, { script: noting, onNetwork: false, stealFiles: 0 })).toEqual(expected);
+    expect(started(), 'a local census of this size: no thread').toBe(0);
+    expect(await collect(files, { script: noting, onNetwork: true, stealFiles: 0 })).toEqual(expected);
+    expect(started(), 'the same census on a network mount: the thread').toBe(1);
   });
 });

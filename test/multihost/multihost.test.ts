@@ -571,13 +571,16 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
   // behaviour. One host, the board over sshfs with caching off: one `board tick` at 1k and at 10k
   // cards (the first, which journals every waiting card's verdict, and the next), next to the floor
   // of the same reads over the same mount (every profile's and pending card's bytes, as in bench/run.mjs).
+  // For A/B runs: ABT_MH_SSHFS_SIZES (default 1000,10000), ABT_MH_CLI (another build's dist/cli.js,
+  // e.g. a copy of the last commit's), ABT_MH_TICK_LOG (a file that keeps the ticks' logs).
   it.runIf(process.env.ABT_MH_SSHFS_BENCH === '1')('sshfs: one round at 1k and 10k cards next to the floor of the same reads', async () => {
     const rows: Record<string, unknown>[] = [];
-    for (const cards of [1000, 10_000]) {
+    const sizes = (process.env.ABT_MH_SSHFS_SIZES ?? '1000,10000').split(',').map(Number);
+    for (const cards of sizes) {
       const c = cluster(cards);
       const ms = (name: string) => `s=$(date +%s%3N); ${name}; echo "$(( $(date +%s%3N) - s ))"`;
       const floorCmd = `node ${FLOOR} ${c.mount}/vault > /dev/null`;
-      const tickCmd = `node ${CLI} tick --config ${c.mount}/board.yml > /dev/null 2>> ${c.dir}/bench.err`;
+      const tickCmd = `node ${process.env.ABT_MH_CLI ?? CLI} tick --config ${c.mount}/board.yml > /dev/null 2>> ${process.env.ABT_MH_TICK_LOG ?? `${c.dir}/bench.err`}`;
       const script = [
         floorCmd, // untimed: the server's page cache warm for both
         `f1=$(${ms(floorCmd)})`,

@@ -137,6 +137,44 @@ describe('tick: dispatch', () => {
     expect(exists(root, 'vault/KANBAN/pending/b-new.md')).toBe(true);
   });
 
+  it("claims a round's cards side by side, and still starts their workers one at a time in the plan's order", async () => {
+    // A spawner whose first start waits until every other card of the round is claimed (stamped
+    // in in-progress/): with claims made one after the other that never happens, and the tick
+    // would hang on it.
+    const names = ['a-old.md', 'b-new.md', 'c-urgent.md', 'd-newer.md'];
+    const root = makeBoard(
+      {
+        'AGENTS/writer/PROFILE.md': WRITER,
+        'KANBAN/pending/a-old.md': basicCard().replace('2026-12-01 09:00', '2026-11-01 09:00'),
+        'KANBAN/pending/b-new.md': basicCard(),
+        'KANBAN/pending/c-urgent.md': basicCard('priority: urgent').replace('2026-12-01 09:00', '2026-12-01 23:00'),
+        'KANBAN/pending/d-newer.md': basicCard().replace('2026-12-01 09:00', '2026-12-01 10:00'),
+      },
+      { 'board.yml': `vault: vault\ndefault_harness: fake\nmax_dispatches_per_round: 4\n` },
+    );
+    const stamped = () => names.filter((n) => exists(root, `vault/KANBAN/in-progress/${n}`) && read(root, `vault/KANBAN/in-progress/${n}`).includes('\nclaimed: '));
+    const seenAtFirstStart: string[][] = [];
+    class WaitingSpawner extends FakeSpawner {
+      override async start(job: Parameters<FakeSpawner['start']>[0]) {
+        if (this.jobs.length === 0) {
+          const deadline = Date.now() + 3_000;
+          while (stamped().length < names.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+          seenAtFirstStart.push(stamped());
+        }
+        return super.start(job);
+      }
+    }
+    const { code, spawner, json } = await tick(root, new WaitingSpawner());
+    expect(code).toBe(0);
+    expect(seenAtFirstStart).toEqual([names]);
+    const order = ['c-urgent.md', 'a-old.md', 'b-new.md', 'd-newer.md'];
+    expect(json.dispatch.map((d: { card: string }) => d.card)).toEqual(order);
+    expect(spawner.jobs.map((j) => path.basename(j.card))).toEqual(order);
+    expect(json.transitions.filter((t: { kind: string }) => t.kind === 'spawned').map((t: { card: string }) => t.card)).toEqual(order);
+    // Each claim its own token, as before: the round's clock plus its place in the plan.
+    expect(spawner.jobs.map((j) => j.claim)).toEqual(['2026-12-02T10:00:00.000Z', '2026-12-02T10:00:00.001Z', '2026-12-02T10:00:00.002Z', '2026-12-02T10:00:00.003Z']);
+  });
+
   it('never replaces a card already in in-progress/: the clash is reported and both files stay', async () => {
     const inProgress = basicCard(`agent: writer\nclaimed: '${NOW}'`);
     const root = makeBoard({ 'AGENTS/writer/PROFILE.md': WRITER, 'KANBAN/pending/post.md': basicCard(), 'KANBAN/in-progress/post.md': inProgress });

@@ -110,6 +110,10 @@ fs.chmodSync(path.join(dist, 'worker-board.js'), 0o755);
 // tsc's maps of the replaced entry modules would describe code that is not there.
 for (const stale of ['cli.js.map', 'supervisor.js.map', 'supervisor-launcher.js', 'supervisor-launcher.js.map', 'worker-board.js.map', 'census-reader.js', 'census-reader.js.map']) fs.rmSync(path.join(dist, stale), { force: true });
 
+// Each code cache made afresh: a process that loaded the last one (still valid when the bundle's
+// bytes did not change) would write back every function it held, whatever ran since, and the
+// cache would depend on the builds before.
+for (const name of ['cli.bundle.cjs', 'supervisor.bundle.cjs']) for (const ext of ['.cache', '.cache.sha1']) fs.rmSync(path.join(dist, `${name}${ext}`), { force: true });
 execFileSync(process.execPath, [path.join(dist, 'cli.js'), '--help'], { env: { ...process.env, BOARD_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });
 {
   // Started without a job, the supervisor loads everything and exits 2: the code cache of its load.

@@ -2,7 +2,7 @@
 /**
  * The board's benchmark (`npm run bench`; not part of the tests).
  *
- *   node bench/run.mjs [--sizes 1k,10k,100k] [--profiles 50,500] [--no-watch] [--samples 40]
+ *   node bench/run.mjs [--sizes 1k,10k,50k,100k] [--profiles 50,500] [--no-watch] [--samples 40]
  *   node bench/run.mjs --hostile [--cards 1000] [--profiles 50]
  *   node bench/run.mjs --watch-only [--samples 40]     (the watch latency alone, merged into results.json)
  *   node bench/run.mjs --burst [3000] [--profiles 50]  (the burst alone, merged into results.json)
@@ -47,7 +47,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const parseSize = (s) => Number(s.replace(/k$/i, '000'));
-const sizes = opt('sizes', '1k,10k,100k').split(',').map(parseSize);
+const sizes = opt('sizes', '1k,10k,50k,100k').split(',').map(parseSize);
 const profileCounts = opt('profiles', '50,500').split(',').map(Number);
 const withWatch = !args.includes('--no-watch');
 const samples = Number(opt('samples', '40'));
@@ -246,6 +246,19 @@ function watchLine(w) {
   );
 }
 
+/** The burst figure in two lines, each with its floor and ratio. */
+function burstLines(b) {
+  return [
+    `burst: ${b.cards} cards dropped at once, ${b.profiles} profiles, ${b.maxDispatchesPerRound} a round: all spawned in ${b.allSpawnedMs} ms = ${b.cardsPerSecond} cards/s over ${b.rounds} rounds (round p50 ${b.roundMs.p50} ms, p99 ${b.roundMs.p99} ms, max ${b.roundMs.max} ms)`,
+    `floor: ${b.floor.supervisors} bare supervisors, ${b.floor.parallel} at a time: ${b.floor.ms} ms = ${b.floor.cardsPerSecond}/s; ratio ${b.ratio}`,
+  ];
+}
+
+/** The multi-host suite's sshfs figure (test/multihost, ABT_MH_SSHFS_BENCH=1): one line per board size. */
+function sshfsLines(s) {
+  return s.rows.map((r) => `one tick over sshfs (caching off), ${r.cards} cards: floor ${r.floorMs} ms; first tick ${r.firstTickMs} ms (${r.firstRatio}×), next tick ${r.nextTickMs} ms (${r.nextRatio}×)`);
+}
+
 /**
  * The watch latency's floor (bench/watch-floor.mjs) beside the board: its own vault (pending/,
  * done/), drop folder and record file, and the board's very worker script.
@@ -390,8 +403,7 @@ async function burstOnly() {
   const results = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   results.burst = { when: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg().map((l) => round(l, 2)) }, ...result };
   fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`burst: ${result.cards} cards dropped at once, ${result.profiles} profiles, ${result.maxDispatchesPerRound} a round: all spawned in ${result.allSpawnedMs} ms = ${result.cardsPerSecond} cards/s over ${result.rounds} rounds (round p50 ${result.roundMs.p50} ms, p99 ${result.roundMs.p99} ms, max ${result.roundMs.max} ms)`);
-  console.log(`floor: ${result.floor.supervisors} bare supervisors, ${result.floor.parallel} at a time: ${result.floor.ms} ms = ${result.floor.cardsPerSecond}/s; ratio ${result.ratio}`);
+  for (const line of burstLines(result)) console.log(line);
 }
 
 /** `--watch-only`: only the watch latency (10k × 500), merged into bench/results.json. */
@@ -468,9 +480,11 @@ async function main() {
     },
   };
   results.confinement = confinement();
-  // The burst figure (`--burst`, a run of its own) is kept from the last such run.
+  // The burst (`--burst`, a run of its own) and the sshfs round (the multi-host suite's
+  // measurement) are kept from their last runs, and printed below with when they were measured.
   const previous = fs.existsSync(path.join(HERE, 'results.json')) ? JSON.parse(fs.readFileSync(path.join(HERE, 'results.json'), 'utf8')) : {};
   if (previous.burst) results.burst = previous.burst;
+  if (previous.sshfs) results.sshfs = previous.sshfs;
   fs.writeFileSync(path.join(HERE, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
   const header = ['cards', 'profiles', 'dry-run ms', 'peak RSS MB', 'floor ms', 'ratio', 'µs/card'];
@@ -481,6 +495,10 @@ async function main() {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of table.slice(1)) console.log(line(r));
   if (watch) console.log(`\n${watchLine(watch)}`);
+  if (results.burst) console.log(`\n${burstLines(results.burst).join('\n')}\n  (kept from the last \`--burst\` run, ${results.burst.when})`);
+  else console.log('\nburst: not measured yet (node bench/run.mjs --burst)');
+  if (results.sshfs) console.log(`\n${sshfsLines(results.sshfs).join('\n')}\n  (kept from the last multi-host measurement, ${results.sshfs.when})`);
+  else console.log('\nsshfs: not measured yet (ABT_MH_SSHFS_BENCH=1 npm run test:multihost -- -t "one round at 1k and 10k")');
   console.log(`\ntargets: dry-run 10k × 500 and 50k × 500 within ${TARGETS.ratio}× the floor and under ${TARGETS.rssMB} MB; watch p99 at most ${TARGETS.watchP99Ms} ms`);
   for (const [k, v] of Object.entries(results.verdict)) if (v) console.log(`  ${k}: ${v.value} ${v.ok ? 'OK' : 'MISSED'}`);
   if (results.confinement) {

@@ -20,6 +20,14 @@ fs.writeFileSync(
     `process.stdin.on('data', (d) => (raw += d)).on('end', () => fs.writeFileSync(${JSON.stringify(dir)} + '/' + process.pid + (raw ? '.json' : '.none'), raw));\n`,
 );
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const job = (runId: string) => ({ runId }) as unknown as RunJob;
 const written = (suffix: string) => fs.readdirSync(dir).filter((f) => f.endsWith(suffix));
 
@@ -57,7 +65,8 @@ describe('warmSupervisorSpawner: the next spare', () => {
     `const fs = require('node:fs'); const d = ${JSON.stringify(sub)}; fs.writeFileSync(d + '/' + process.pid + '.up', '');\n` +
       `let raw = ''; process.stdin.on('data', (x) => (raw += x)).on('end', () => {\n` +
       `  if (!raw) return; const { runId } = JSON.parse(raw);\n` +
-      `  const t = setInterval(() => { if (fs.existsSync(d + '/go-' + runId)) { clearInterval(t); fs.writeSync(1, 'started\\n'); setTimeout(() => {}, 3000); } }, 10);\n` +
+      // Gone with the test's folder, it ends: it must not poll for ever after the suite.
+      `  const t = setInterval(() => { if (!fs.existsSync(d)) process.exit(0); if (fs.existsSync(d + '/go-' + runId)) { clearInterval(t); fs.writeSync(1, 'started\\n'); setTimeout(() => {}, 3000); } }, 10);\n` +
       `});\n`,
   );
   const up = () => fs.readdirSync(sub).filter((f) => f.endsWith('.up')).length;
@@ -78,5 +87,15 @@ describe('warmSupervisorSpawner: the next spare', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     spawner.close?.();
     fs.writeFileSync(path.join(sub, 'go-run-b'), '');
+    // Every stand-in started here ends before the test does (none left polling a removed folder).
+    const pids = fs.readdirSync(sub).filter((f) => f.endsWith('.up')).map((f) => Number(f.split('.')[0]));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+    }
+    await waitFor('every stand-in to end', () => pids.every((pid) => !alive(pid)));
   });
 });

@@ -5,6 +5,8 @@ import type { Parsed } from '../core/types.js';
 import { readCardText, type Unreadable } from './card-bytes.js';
 import { cardSchema } from '../schema/card.js';
 import { cardFastPath } from '../schema/card-fast-path.js';
+import { profileSchema } from '../schema/profile.js';
+import { profileFastPath } from '../schema/profile-fast-path.js';
 
 /**
  * Read one Markdown file with front matter and validate it. Never throws for a bad file: an
@@ -32,8 +34,9 @@ export function parseText<S extends z.ZodType>(text: string, shown: string, sche
     const line = error instanceof FrontMatterError && error.line !== undefined ? `line ${error.line}` : undefined;
     return { ok: false, file: shown, problems: [{ file: shown, ...(line ? { field: line } : {}), reason: (error as Error).message }] };
   }
-  // A card zod would accept as it is skips zod (card-fast-path.ts); any other goes to zod.
-  const fast = (schema as z.ZodType) === cardSchema ? cardFastPath(data) : undefined;
+  // A card or worker profile zod would accept as it is skips zod (card-fast-path.ts,
+  // profile-fast-path.ts); any other goes to zod.
+  const fast = (schema as z.ZodType) === cardSchema ? cardFastPath(data) : (schema as z.ZodType) === profileSchema ? profileFastPath(data) : undefined;
   if (fast !== undefined) return { ok: true, file: shown, text, value: fast as z.output<S> };
   const parsed = schema.safeParse(data);
   if (!parsed.success) return { ok: false, file: shown, problems: zodProblems(shown, parsed.error, { text }) };

@@ -36,7 +36,8 @@ import { addWorstFiles, tickOnCopy } from './hostile.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(HERE);
-const CLI = path.join(ROOT, 'dist/cli.js');
+// What `board` (package.json's bin) runs.
+const CLI = path.join(ROOT, 'dist/cli.cjs');
 const VAULTS = path.join(HERE, 'vaults');
 // Issue 20's targets: a census within 1.5× its floor under 200 MB, a drop spawned within 50 ms (p99).
 const TARGETS = { ratio: 1.5, rssMB: 200, watchP99Ms: 50 };
@@ -288,7 +289,7 @@ async function startWatchFloor(dir) {
  * pending/ at once. Measured: the time from the drop to the last worker's own first timestamp
  * (cards spawned per second), and each round's duration (its JSON line's arrival minus its `now`,
  * the moment its snapshot was taken: how old a snapshot a round acts on, at most). The floor:
- * the same number of bare supervisors (`node dist/supervisor.js`, which loads and exits: no job)
+ * the same number of bare supervisors (`node dist/supervisor.cjs`, which loads and exits: no job)
  * spawned detached, `max_dispatches_per_round` at a time: Node's start-up cost, which every card's
  * supervisor pays, and nothing of the board's.
  */
@@ -348,7 +349,7 @@ async function burst(n, profiles) {
 
 /** `n` bare supervisors (load the bundle, find no job, exit), `parallel` at a time. */
 async function bareSupervisors(n, parallel) {
-  const supervisor = path.join(ROOT, 'dist/supervisor.js');
+  const supervisor = path.join(ROOT, 'dist/supervisor.cjs');
   const t0 = Date.now();
   let next = 0;
   const lane = async () => {
@@ -423,7 +424,7 @@ async function main() {
   if (args.includes('--hostile')) return hostile();
   if (args.includes('--burst')) return burstOnly();
   if (args.includes('--watch-only')) return watchOnly();
-  if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm run bench does)');
+  if (!fs.existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` (npm run bench does)');
   fs.mkdirSync(VAULTS, { recursive: true });
   const rows = [];
   for (const profiles of profileCounts) {

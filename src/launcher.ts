@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `dist/cli.js`, the `board` executable: runs the CLI bundle (`dist/cli.bundle.cjs`, made by
- * scripts/bundle.mjs) from V8's code cache (see launch-bundle.ts).
+ * The `board` executable: runs the CLI bundle (`dist/cli.bundle.cjs`, made by scripts/bundle.mjs)
+ * from V8's code cache (see launch-bundle.ts). Built twice: `dist/cli.cjs` (package.json's bin,
+ * what the board itself starts) and `dist/cli.js`, the same as an ES module.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

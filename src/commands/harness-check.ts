@@ -59,7 +59,7 @@ interface Probe {
 /** The package's own folder (dist/..): its shipped harnesses/ and models.yml. */
 const PACKAGE_ROOT = path.resolve(path.dirname(BOARD_CLI), '..');
 /** The CLI the workers' verbs run (dispatch gives BOARD_CLI; from the sources, the built one). */
-const BOARD_BIN = fs.existsSync(BOARD_CLI) ? BOARD_CLI : path.join(PACKAGE_ROOT, 'dist', 'cli.js');
+const BOARD_BIN = fs.existsSync(BOARD_CLI) ? BOARD_CLI : path.join(PACKAGE_ROOT, 'dist', 'cli.cjs');
 
 export interface HarnessReport {
   readonly harness: string;

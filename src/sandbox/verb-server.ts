@@ -34,7 +34,7 @@ export interface VerbServerOptions {
   /** Where to listen; the folder must exist (the supervisor's 0700 socket folder). */
   readonly socketPath: string;
   readonly run: VerbRun;
-  /** The board CLI the verbs run as (`dist/cli.js`, BOARD_CLI). */
+  /** The board CLI the verbs run as (`dist/cli.cjs`, BOARD_CLI). */
   readonly boardCli: string;
   /** The supervisor's own environment, the base of each verb's (the run's variables replace any it has). */
   readonly env: NodeJS.ProcessEnv;

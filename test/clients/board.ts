@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
  */
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI = path.join(REPO, 'dist', 'cli.js');
+export const CLI = path.join(REPO, 'dist', 'cli.cjs');
 export const CLIENTS_BIN = path.join(REPO, 'test', 'clients', 'node_modules', '.bin');
 export const CARD = '2026-12-03-inbox-digest.md';
 

@@ -26,7 +26,7 @@ describe('board install', () => {
     expect(out).toContain(`# ${home}/.config/systemd/user/board-tick.service`);
     expect(out).toContain('Type=oneshot');
     expect(out).toContain(`ExecStart="${process.execPath}" "`);
-    expect(out).toMatch(/ExecStart=.*cli\.js" "tick" "--config" "/);
+    expect(out).toMatch(/ExecStart=.*cli\.cjs" "tick" "--config" "/);
     expect(out).toContain(`"${config}"`);
     expect(out).toContain('KillMode=process');
     expect(out).toContain('OnUnitActiveSec=600s');

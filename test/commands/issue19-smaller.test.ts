@@ -21,7 +21,7 @@ import { card, makeBoard } from '../helpers/vault.js';
 /** The smaller items of issue 19, each with its test. */
 const NOW = '2026-12-02T10:00:00.000Z';
 const README = fs.readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 function envFor(cwd: string) {
   const out: string[] = [];

@@ -18,7 +18,7 @@ import { claimedCard } from '../card/fixtures.js';
  * the built CLI with a clear error, nothing is written through it, nothing hangs, nothing runs.
  */
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const NOW = '2026-12-02T10:00:00.000Z';
 const DAY = '2026-12-02.ndjson';
 

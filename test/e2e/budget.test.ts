@@ -17,7 +17,7 @@ import { waitFor } from '../helpers/wait.js';
  * proxy's sentence and the measured usage, and the next round returns the card with that reason.
  */
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const KEY = 'sk-ant-budget-test-REAL-31337';
 
 const WORKER = `

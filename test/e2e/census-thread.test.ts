@@ -16,7 +16,7 @@ import { card, makeBoard, profile } from '../helpers/vault.js';
  * among thousands of cards.
  */
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const BUILT_READER = fileURLToPath(new URL('../../dist/census-reader.cjs', import.meta.url));
 const NOW = '2026-12-02T10:00:00.000Z';
 

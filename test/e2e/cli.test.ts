@@ -9,7 +9,7 @@ import { card, makeBoard, profile, read, snapshotTree } from '../helpers/vault.j
 import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** These tests run the built CLI (`npm test` builds first) as a real process. */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const NOW = '2026-12-02T10:00:00.000Z';
 
 function board(cwd: string, ...args: string[]) {
@@ -65,7 +65,7 @@ function recordingBoard() {
 
 describe('board CLI as a process', () => {
   beforeAll(() => {
-    if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` (npm test does)');
+    if (!fs.existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` (npm test does)');
   });
 
   it('spawns the worker confined, with the template argv (no shell), and a placeholder where its private key would be', async () => {

@@ -7,7 +7,7 @@ import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
 
 /** Deaf and circular director flows (issue 19), through the built CLI: flagged, then repaired. */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const NOW = '2026-12-02T10:00:00Z';
 
 function board(cwd: string, ...args: string[]) {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 
 /** The built CLI (`npm test` builds first), driven as a real process with a fake clock. */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const DIRECTOR = '2026-12-01-weekly-briefing.md';
 

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/wait.js';
  * tick's output and in `status`, with the log's path; the same failure twice blocks the card; a
  * harness naming a missing script cannot start, and no card spends an attempt on it.
  */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 function board(cwd: string, args: string[], env: Record<string, string | undefined> = {}) {
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BOARD_CONFIG: '', ...env } });

@@ -7,7 +7,7 @@ import { card, makeBoard, profile } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A newcomer's first hour (issue 15), through the built CLI as a process. */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const PACKAGE = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
 const CARDS_DOC = fileURLToPath(new URL('../../docs/cards.md', import.meta.url));
 

@@ -11,7 +11,7 @@ import { knownFields } from '../../src/messages.js';
  * The README's quick start, run line by line as written (from an empty folder to a card in
  * done/): a README that stops working fails here. `board` is the built CLI.
  */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 /** The shell lines between the quick-start markers, comments stripped. */

@@ -131,7 +131,7 @@ describe('board harness check', () => {
   });
 
   it('through the built CLI: exit codes 0 / 1 / 2', () => {
-    const cli = path.join(REPO, 'dist', 'cli.js');
+    const cli = path.join(REPO, 'dist', 'cli.cjs');
     if (!fs.existsSync(cli)) throw new Error('run `npm run build` first');
     const fixture = makeBoard(harnessesWithFakes(['claude']));
     const run = (name: string) => spawnSync(process.execPath, [cli, 'harness', 'check', name, '--config', fixture.config], { encoding: 'utf8' });

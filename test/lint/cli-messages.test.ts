@@ -10,7 +10,7 @@ import { makeTree } from '../helpers/vault.js';
  * schema sentence (those are listed in messages.test.ts), with its exit code: a wording change is
  * reviewed here. `<root>` is the board's folder.
  */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const BASE: Record<string, string> = {
   'board.yml': 'vault: vault\ndefault_harness: fake\n',
   'harnesses/fake.yml': 'command: ["{harnesses}/fake-agent"]\nprompt_template: p\ncredential_guard: guard.sh\n',

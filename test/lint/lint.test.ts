@@ -6,7 +6,7 @@ import { gatherLintInput } from '../../src/lint/gather.js';
 import { lint, type Finding } from '../../src/lint/index.js';
 import { card, makeBoard, profile } from '../helpers/vault.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 
 const SKILL = '---\nname: s\n---\n';

@@ -21,7 +21,7 @@ import { makeTree, profile } from '../helpers/vault.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const HOSTS = path.join(HERE, 'hosts.sh');
-const CLI = path.resolve(HERE, '../../dist/cli.js');
+const CLI = path.resolve(HERE, '../../dist/cli.cjs');
 /** The census's floor, the same script bench/run.mjs times (a plain read of the same bytes). */
 const FLOOR = path.resolve(HERE, '../../bench/floor.mjs');
 /** What a shared board needs (docs/scale.md): no attribute, name or directory cache on the client. */
@@ -117,7 +117,7 @@ while [ ! -e ${this.dir}/stop ]; do
   echo "exit $? $(date +%s%3N)" >> ${this.dir}/tick-$i.out
   sleep 0.$(( RANDOM % 5 ))
 done
-while pgrep -f supervisor.js > /dev/null; do sleep 0.2; done
+while pgrep -f "supervisor\.c?js" > /dev/null; do sleep 0.2; done
 `,
     );
   }
@@ -589,7 +589,7 @@ describe.skipIf(skip !== undefined)('one board, several hosts over sshfs', () =>
         `f2=$(${ms(floorCmd)})`,
         `echo "$f1 $t1 $t2 $f2" > ${c.dir}/bench.out`,
         // [d]: the pattern must not match this script's own command line, which holds it.
-        "while pgrep -f '[d]ist/supervisor[.]js' > /dev/null; do sleep 0.2; done",
+        "while pgrep -f '[d]ist/supervisor[.]c?js' > /dev/null; do sleep 0.2; done",
       ].join('\n');
       c.start(['abt-bench'], SHARED_MOUNT, ['bash', '-c', script]);
       expect(await c.hosts[0]!.exited).toBe(0);

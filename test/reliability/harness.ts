@@ -11,7 +11,7 @@ import { waitFor as waitUntil } from '../helpers/wait.js';
  * its claim (one O_APPEND line) and closes its card by an exclusive move to done/, and helpers to
  * run the BUILT CLI as real processes (`npm test` builds first).
  */
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 export const STATES = ['pending', 'in-progress', 'done'] as const;
 
 export const WRITER = profile('writer', 'function: write\nhandles: [draft]\nskills: [write]');

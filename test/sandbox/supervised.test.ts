@@ -13,7 +13,7 @@ import { waitFor } from '../helpers/wait.js';
  */
 
 const REPO = path.resolve(import.meta.dirname, '../..');
-const CLI = path.join(REPO, 'dist', 'cli.js');
+const CLI = path.join(REPO, 'dist', 'cli.cjs');
 const probe = probeSandbox();
 const canRun = probe.ok && fs.existsSync(path.join(REPO, 'dist', 'sandbox-init.js'));
 if (!canRun) console.warn(`SKIPPED test/sandbox/supervised.test.ts: ${probe.ok ? 'dist/ is not built (npm run build)' : probe.reason}`);

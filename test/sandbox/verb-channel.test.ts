@@ -19,7 +19,7 @@ import { CLAIM, board, claimedCard, readVault } from '../card/fixtures.js';
 
 const DIST = fileURLToPath(new URL('../../dist', import.meta.url));
 const CLIENT = path.join(DIST, 'worker-board.js');
-const CLI = path.join(DIST, 'cli.js');
+const CLI = path.join(DIST, 'cli.cjs');
 const CARD = 'mine.md';
 const OTHER = 'other.md';
 

@@ -17,7 +17,7 @@ import { makeTree, profile } from '../helpers/vault.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLUSTER = path.join(HERE, 'cluster.sh');
-const CLI = path.resolve(HERE, '../../dist/cli.js');
+const CLI = path.resolve(HERE, '../../dist/cli.cjs');
 const SECRET = 'abt-private-value-4f1c9e';
 
 function cannotRun(): string | undefined {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeBoard, profile } from '../helpers/vault.js';
 
 /** Lock debris end to end (issue 12): the built CLI's tick fails naming it, status shows it. */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 function board(cwd: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BOARD_CONFIG: '' } });

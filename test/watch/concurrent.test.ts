@@ -9,7 +9,7 @@ import { card, FakeSpawner, makeBoard, profile } from '../helpers/vault.js';
 import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** Runs the built CLI (`npm test` builds first). */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 const COUNTER = profile('counter', 'function: count\nhandles: [count words]\nskills: [count-words]');
 const SLEEPER = [

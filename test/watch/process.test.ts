@@ -7,7 +7,7 @@ import { card, makeBoard, profile } from '../helpers/vault.js';
 import { waitFor as waitUntil } from '../helpers/wait.js';
 
 /** `board watch` as a real process (`npm test` builds first). */
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 
 const children: ChildProcess[] = [];
 afterEach(() => {

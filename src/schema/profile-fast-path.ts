@@ -1,4 +1,4 @@
-import { profileSchema, type Profile } from './profile.js';
+import { modelCapacity, modelModality, profileSchema, type Profile } from './profile.js';
 
 /**
  * `profileSchema.safeParse(data).data` for the worker profile nearly every profile is (text
@@ -57,15 +57,13 @@ export function profileFastPath(data: Record<string, unknown>): Profile | undefi
         break;
       }
       case 'model_capacity':
-        if (!present) out[key] = 'standard';
-        else if (value === 'minimum' || value === 'standard' || value === 'advanced') out[key] = value;
-        else return undefined;
+      case 'model_modality': {
+        // Absent, the schema's default; present, one of its enum's values.
+        const choice = present ? value : CHOICES[key].fallback;
+        if (typeof choice !== 'string' || !CHOICES[key].values.has(choice)) return undefined;
+        out[key] = choice;
         break;
-      case 'model_modality':
-        if (!present) out[key] = 'text';
-        else if (value === 'text' || value === 'audio' || value === 'image') out[key] = value;
-        else return undefined;
-        break;
+      }
       case 'inputs':
       case 'outputs': {
         if (!present) break;
@@ -96,6 +94,11 @@ export function profileFastPath(data: Record<string, unknown>): Profile | undefi
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
+/** The two enums' values, from the schema's own enums, and the defaults the schema gives them. */
+const CHOICES = {
+  model_capacity: { values: new Set<string>(modelCapacity.options), fallback: 'standard' },
+  model_modality: { values: new Set<string>(modelModality.options), fallback: 'text' },
+};
 /** The profile schema's fields in its own order (zod writes them in this order). */
 const SHAPE = Object.keys(profileSchema.def.shape);
 const KNOWN = new Set(SHAPE);

@@ -2,21 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { exact } from '../helpers/exact.js';
 import { parseFrontMatter } from '../../src/format/frontmatter.js';
 import { profileFastPath } from '../../src/schema/profile-fast-path.js';
 import { profileSchema } from '../../src/schema/profile.js';
-
-/** Keys in order, `undefined` kept, arrays and objects spelled out: what "the same output" means here. */
-function exact(value: unknown): unknown {
-  if (Array.isArray(value)) return { array: Array.from({ length: value.length }, (_, i) => (i in value ? exact(value[i]) : '<hole>')) };
-  if (typeof value === 'object' && value !== null) {
-    const proto = Object.getPrototypeOf(value) === Object.prototype ? 'Object' : Object.getPrototypeOf(value) === null ? 'null' : 'other';
-    return { object: Object.keys(value).map((k) => [k, exact((value as Record<string, unknown>)[k])]), proto };
-  }
-  if (value === undefined) return '<undefined>';
-  if (typeof value === 'number' && Object.is(value, -0)) return '<-0>';
-  return value;
-}
 
 /** Which of the output's lists and objects are the input's own (zod copies the ones it validates). */
 function sharing(out: Record<string, unknown>, input: Record<string, unknown>): string[] {

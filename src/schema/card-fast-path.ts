@@ -1,5 +1,6 @@
 import { normalize } from '../core/normalize.js';
 import { TIMESTAMP, cardSchema, type Card } from './card.js';
+import { nonEmptyString, stringList } from './fast-path-values.js';
 
 /**
  * `cardSchema.safeParse(data).data` for the card nearly every card is (plain strings, a list of
@@ -32,7 +33,7 @@ export function cardFastPath(data: Record<string, unknown>): Card | undefined {
       case 'paths': {
         if (value === undefined || value === null) out[field.key] = [];
         else {
-          const paths = pathList(value);
+          const paths = stringList(value, true);
           if (paths === undefined) return undefined;
           out[field.key] = paths;
         }
@@ -111,23 +112,6 @@ function optionalValue(kind: Kind, value: unknown): unknown {
   }
 }
 
-function nonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0;
-}
-
-/** A copy of a list of non-empty strings (zod's array makes a new one), or `undefined`. */
-function pathList(value: unknown): string[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const copy = new Array<string>(value.length);
-  // Indexed, not `every`: a hole is `undefined` to zod, which `every` would skip.
-  for (let i = 0; i < value.length; i += 1) {
-    const item: unknown = value[i];
-    if (!nonEmptyString(item)) return undefined;
-    copy[i] = item;
-  }
-  return copy;
-}
-
 /** A copy of `inputs` (slot → path or paths), as zod's record builds it, or `undefined`. */
 function inputSlots(value: unknown): Record<string, string | string[]> | undefined {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
@@ -138,7 +122,7 @@ function inputSlots(value: unknown): Record<string, string | string[]> | undefin
     const paths = record[slot];
     if (nonEmptyString(paths)) slots[slot] = paths;
     else {
-      const list = pathList(paths);
+      const list = stringList(paths, true);
       if (list === undefined) return undefined;
       slots[slot] = list;
     }

@@ -1,3 +1,4 @@
+import { nonEmptyString, stringList } from './fast-path-values.js';
 import { modelCapacity, modelModality, profileSchema, type Profile } from './profile.js';
 
 /**
@@ -103,27 +104,10 @@ const CHOICES = {
 const SHAPE = Object.keys(profileSchema.def.shape);
 const KNOWN = new Set(SHAPE);
 
-function nonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0;
-}
-
 /** One phrase or a list of phrases, as a new list (zod's array makes a new one), or `undefined`. */
 function descriptorList(value: unknown): string[] | undefined {
   if (typeof value === 'string') return [value];
   return stringList(value, false);
-}
-
-/** A copy of a list of strings (non-empty ones if `nonEmpty`), or `undefined`. */
-function stringList(value: unknown, nonEmpty: boolean): string[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const copy = new Array<string>(value.length);
-  // Indexed, not `every`: a hole is `undefined` to zod, which `every` would skip.
-  for (let i = 0; i < value.length; i += 1) {
-    const item: unknown = value[i];
-    if (typeof item !== 'string' || (nonEmpty && item.length === 0)) return undefined;
-    copy[i] = item;
-  }
-  return copy;
 }
 
 /** A port's fields in the schema's order, and what each must be when present. */

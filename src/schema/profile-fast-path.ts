@@ -1,5 +1,5 @@
 import { nonEmptyString, stringList } from './fast-path-values.js';
-import { modelCapacity, modelModality, profileSchema, type Profile } from './profile.js';
+import { modelCapacity, modelModality, PROFILE_NAME, profileSchema, type Profile } from './profile.js';
 
 /**
  * `profileSchema.safeParse(data).data` for the worker profile nearly every profile is (text
@@ -23,11 +23,11 @@ export function profileFastPath(data: Record<string, unknown>): Profile | undefi
     if (present && (value === undefined || value === null)) return undefined;
     switch (key) {
       case 'name':
-        if (typeof value !== 'string' || !NAME.test(value)) return undefined;
+        if (typeof value !== 'string' || !PROFILE_NAME.test(value)) return undefined;
         out[key] = value;
         break;
       case 'version':
-        if (typeof value === 'string' && value.length > 0) out[key] = value;
+        if (nonEmptyString(value)) out[key] = value;
         else if (typeof value === 'number' && Number.isFinite(value)) out[key] = String(value);
         else return undefined;
         break;
@@ -94,11 +94,10 @@ export function profileFastPath(data: Record<string, unknown>): Profile | undefi
   return out as Profile;
 }
 
-const NAME = /^[a-z0-9][a-z0-9-]*$/;
-/** The two enums' values, from the schema's own enums, and the defaults the schema gives them. */
+/** The two enums' values and defaults, from the schema itself. */
 const CHOICES = {
-  model_capacity: { values: new Set<string>(modelCapacity.options), fallback: 'standard' },
-  model_modality: { values: new Set<string>(modelModality.options), fallback: 'text' },
+  model_capacity: { values: new Set<string>(modelCapacity.options), fallback: profileSchema.shape.model_capacity.def.defaultValue },
+  model_modality: { values: new Set<string>(modelModality.options), fallback: profileSchema.shape.model_modality.def.defaultValue },
 };
 /** The profile schema's fields in its own order (zod writes them in this order). */
 const SHAPE = Object.keys(profileSchema.def.shape);

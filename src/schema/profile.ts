@@ -15,11 +15,14 @@ const port = z.looseObject({
   description: z.string().optional(),
 });
 
+/** A profile's name: a trade name in kebab-case. */
+export const PROFILE_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
 export const modelCapacity = z.enum(['minimum', 'standard', 'advanced']);
 export const modelModality = z.enum(['text', 'audio', 'image']);
 
 const profileFields = {
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a trade name in kebab-case, like "transcriber"'),
+  name: z.string().regex(PROFILE_NAME, 'a trade name in kebab-case, like "transcriber"'),
   version: z.union([z.string().min(1), z.number()]).transform(String),
   description: z.string().min(1),
   function: z.string().min(1),

@@ -220,9 +220,22 @@ async function main(): Promise<number> {
       stop(request?.reason ?? 'returned', request?.detail ? `${state.why} (${request.detail})` : state.why);
     })();
   }, CLAIM_WATCH_MS);
-  const budget = job.timeoutMs !== undefined ? setTimeout(() => stop('timed-out', `still running after its harness's timeout of ${job.timeoutMs! / 1000} s`), job.timeoutMs) : undefined;
+  // The time budget counts from the worker's start, not from a submission: a Slurm job waiting in
+  // its queue longer than the budget was otherwise cancelled before it ever ran, an attempt spent.
+  let budget: NodeJS.Timeout | undefined;
+  let gone = false;
+  const submitted = Date.now();
+  if (job.timeoutMs !== undefined) {
+    const timeoutMs = job.timeoutMs;
+    void worker.running.then(() => {
+      if (gone) return;
+      if (worker.state !== undefined) note(job.logFile, `job running after ${Math.round((Date.now() - submitted) / 1000)} s in the queue: its time budget of ${timeoutMs / 1000} s counts from now`);
+      budget = setTimeout(() => stop('timed-out', `still running after its harness's timeout of ${timeoutMs / 1000} s`), timeoutMs);
+    });
+  }
 
   const exit = await worker.exited;
+  gone = true;
   endLease();
   clearInterval(watch);
   if (budget) clearTimeout(budget);
@@ -327,7 +340,7 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
 
 /** A worker that was never started (its sandbox could not be made): it ends at once with the reason. */
 function notStarted(code: string, message: string): StartedWorker {
-  return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), stop: () => Promise.resolve() };
+  return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), running: Promise.resolve(), stop: () => Promise.resolve() };
 }
 
 /**

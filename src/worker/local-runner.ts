@@ -63,7 +63,7 @@ export function localRunner(): WorkerRunner {
         out = openBoardAppendSync(logFile);
       } catch (error) {
         const startError = { code: (error as NodeJS.ErrnoException).code ?? 'ELOG', message: `its log: ${(error as Error).message}` };
-        return Promise.resolve({ facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError }), stop: () => Promise.resolve() });
+        return Promise.resolve({ facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError }), running: Promise.resolve(), stop: () => Promise.resolve() });
       }
       return new Promise((resolve) => {
         const child = spawn(command.file, [...command.args], {
@@ -122,7 +122,7 @@ export function localRunner(): WorkerRunner {
           fs.closeSync(out);
           const startError = { code: error.code ?? 'ERROR', message: error.message };
           settle({ exitCode: null, signal: null, startError });
-          resolve({ facts: {}, exited, stop: () => Promise.resolve() });
+          resolve({ facts: {}, exited, running: Promise.resolve(), stop: () => Promise.resolve() });
         });
         child.once('spawn', () => {
           fs.closeSync(out);
@@ -138,7 +138,8 @@ export function localRunner(): WorkerRunner {
               settle(startError ? { exitCode: null, signal: null, startError } : { exitCode: code, signal });
             });
           });
-          resolve({ facts: child.pid !== undefined ? { workerPid: child.pid } : {}, exited, stop });
+          // A local process runs from its spawn on.
+          resolve({ facts: child.pid !== undefined ? { workerPid: child.pid } : {}, exited, running: Promise.resolve(), stop });
         });
       });
     },

@@ -30,6 +30,12 @@ export interface StartedWorker {
   /** Settles once, when the worker is gone (exited, killed, job ended or cancelled). Never rejects. */
   readonly exited: Promise<WorkerExit>;
   /**
+   * Settles once the worker runs (a local process: at once; a Slurm job: once the controller shows
+   * it out of the queue), or once it is gone without having run. Never rejects. The harness's time
+   * budget counts from here: a job's wait in the queue is the cluster's time, not the worker's.
+   */
+  readonly running: Promise<void>;
+  /**
    * Stop the worker: SIGTERM to its whole process group, SIGKILL `graceMs` later if anything of it
    * is left (local); `scancel` (Slurm, which applies its own KillWait). Resolves when the stop was
    * sent; `exited` settles when it is gone. Safe to call more than once and after it ended.

@@ -40,6 +40,13 @@ const TERMINAL = new Set([
   'TIMEOUT',
 ]);
 
+/**
+ * Job states in which the job has not begun running its script: waiting in the queue (held or not)
+ * or for its nodes, or queued again after a requeue. A state outside these, terminal ones
+ * included, means the job has run or runs.
+ */
+const QUEUED = new Set(['PENDING', 'CONFIGURING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD']);
+
 export interface CommandResult {
   readonly code: number | null;
   readonly stdout: string;
@@ -171,13 +178,16 @@ export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
         const message = submitted.error
           ? `sbatch could not be run: ${submitted.error.message} (is the Slurm client on the board's PATH?)`
           : `sbatch refused the job (exit ${submitted.code}): ${(submitted.stderr || submitted.stdout).trim() || 'no message'}`;
-        return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), stop: () => Promise.resolve() };
+        return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), running: Promise.resolve(), stop: () => Promise.resolve() };
       }
 
       let lastState: string | undefined = 'PENDING';
       let done = false;
       let settle!: (exit: WorkerExit) => void;
       const exited = new Promise<WorkerExit>((resolve) => (settle = resolve));
+      let ran!: () => void;
+      const running = new Promise<void>((resolve) => (ran = resolve));
+      void exited.then(() => ran());
 
       const finalWord = async (): Promise<WorkerExit> => {
         const shown = await runClient('scontrol', ['show', 'job', '-o', jobId], client);
@@ -201,6 +211,7 @@ export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
           const gone = queued.code === 0 && state === undefined;
           const invalid = queued.code !== 0 && /invalid job id/i.test(queued.stderr);
           if (state) lastState = state;
+          if (state && !QUEUED.has(state)) ran();
           if ((state && TERMINAL.has(state)) || gone || invalid) {
             let exit = await finalWord();
             // squeue said the job ended but the controller still completes it: ask again shortly.
@@ -223,6 +234,7 @@ export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
       return {
         facts: { jobId },
         exited,
+        running,
         stop: () => {
           if (done) return Promise.resolve();
           cancelling ??= runClient('scancel', [jobId], client).then(() => undefined);

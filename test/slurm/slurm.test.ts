@@ -87,6 +87,8 @@ function runs(): Run[] {
   return fs.readdirSync(folder).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(fs.readFileSync(path.join(folder, n), 'utf8')) as Run);
 }
 
+const card = (fn: string, i: string) => `---\nfunction: ${fn}\nrequest: ${fn} ${i}\ncreated: 2026-12-01 09:00\norigin: human\npaths: []\nattempts: 0\n---\n\nBody.\n`;
+
 const NORMAL = Array.from({ length: 12 }, (_, i) => `job-${String(i + 1).padStart(2, '0')}.md`);
 
 describe.skipIf(skip !== undefined)('workers on a single-node Slurm cluster', () => {
@@ -107,15 +109,17 @@ describe.skipIf(skip !== undefined)('workers on a single-node Slurm cluster', ()
       'private.env': `ABT_SECRET=${SECRET}\n`,
       'harnesses/sl.yml': slurm(),
       'harnesses/sl-budget.yml': slurm('timeout: 6s\n'),
+      // Submitted held (`--hold`): the job waits in the queue until the test releases it.
+      'harnesses/sl-held.yml': slurm('timeout: 4s\n').replace('"--time=10"]', '"--time=10", "--hold"]'),
       'harnesses/guard.sh': '#!/bin/sh\nexit 0\n',
-      'models.yml': 'sl:\n  minimum: m\n  standard: m\n  advanced: m\nsl-budget:\n  minimum: m\n  standard: m\n  advanced: m\n',
+      'models.yml': 'sl:\n  minimum: m\n  standard: m\n  advanced: m\nsl-budget:\n  minimum: m\n  standard: m\n  advanced: m\nsl-held:\n  minimum: m\n  standard: m\n  advanced: m\n',
       'vault/AGENTS/worker/PROFILE.md': profile('worker', 'function: work\nhandles: [job]\nskills: [work]'),
       'vault/AGENTS/staller/PROFILE.md': profile('staller', 'function: stall\nhandles: [stall]\nskills: [stall]'),
       'vault/AGENTS/napper/PROFILE.md': profile('napper', 'function: nap\nhandles: [nap]\nskills: [nap]\nharness: sl-budget'),
+      'vault/AGENTS/waiter/PROFILE.md': profile('waiter', 'function: wait\nhandles: [wait]\nskills: [wait]\nharness: sl-held'),
       'vault/KANBAN/in-progress/.keep': '',
       'vault/KANBAN/done/.keep': '',
     };
-    const card = (fn: string, i: string) => `---\nfunction: ${fn}\nrequest: ${fn} ${i}\ncreated: 2026-12-01 09:00\norigin: human\npaths: []\nattempts: 0\n---\n\nBody.\n`;
     for (const n of NORMAL) files[`vault/KANBAN/pending/${n}`] = card('work', n);
     files['vault/KANBAN/pending/stall.md'] = card('stall', 'x');
     files['vault/KANBAN/pending/nap.md'] = card('nap', 'x');
@@ -191,14 +195,12 @@ node "$BOARD_BIN" card close "$BOARD_CARD" --empty "Slurm test worker"
     // proxy, beside its supervisor, holds the key), and neither the value nor the placeholder's
     // real counterpart is in its script or argv.
     const ledger = fs.readFileSync(path.join(dir, 'ledger'), 'utf8').trim().split('\n');
-    // Every job whose script ran wrote one line: each normal card's (its script closed it) and the
-    // staller's (it ran until reclaimed). The napping card's 6 s budget counts from its
-    // supervisor's start, queue time included: on a busy machine its job can be cancelled while
-    // still PENDING, before its first line.
+    // Every job wrote one line as its script began: each normal card's (its script closed it), the
+    // staller's (it ran until reclaimed) and the napper's (its 6 s budget counts from its job's
+    // start, so it ran before it was stopped, however long it waited in the queue).
     const ledgerCards = ledger.map((line) => line.split(' ')[1]);
-    for (const card of [...NORMAL, 'stall.md']) expect(ledgerCards.filter((c) => c === card), card).toHaveLength(1);
-    expect(ledgerCards.filter((c) => c === 'nap.md').length).toBeLessThanOrEqual(1);
-    expect(ledger.length).toBe(ledgerCards.filter((c) => [...NORMAL, 'stall.md', 'nap.md'].includes(c!)).length);
+    for (const name of [...NORMAL, 'stall.md', 'nap.md']) expect(ledgerCards.filter((c) => c === name), name).toHaveLength(1);
+    expect(ledger).toHaveLength(NORMAL.length + 2);
     for (const line of ledger) expect(line).toMatch(/ job=\d+ secret=placeholder$/);
     for (const run of r) {
       const script = inCluster('scontrol', 'write', 'batch_script', run.jobId!, '-');
@@ -215,4 +217,27 @@ node "$BOARD_BIN" card close "$BOARD_CARD" --empty "Slurm test worker"
     const shown = board('show', r.find((x) => x.card === 'nap.md')!.runId);
     expect(shown.stdout).toMatch(/^job +Slurm \d+ \(CANCELLED\)$/m);
   }, 300_000);
+
+  it('a job held in the queue past its harness\'s time budget is not timed out: the budget counts from its start', async () => {
+    fs.writeFileSync(path.join(kanban, 'pending', 'held.md'), card('wait', 'x'));
+    const tick = board('tick');
+    expect(tick.code, tick.stderr).toBe(0);
+    const held = () => runs().find((x) => x.card === 'held.md') as (Run & { log?: string }) | undefined;
+    const until = async (what: string, ok: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !ok(); await sleep(250)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(held())}`);
+    };
+    await until('the held job\'s id', () => held()?.jobId !== undefined, 30_000);
+    const jobId = held()!.jobId!;
+    // Over twice its 4 s budget in the queue, held: still its run, the job still waiting.
+    await sleep(9_000);
+    expect(held()).toMatchObject({ state: 'started' });
+    expect(inCluster('squeue', '-h', '-j', jobId, '-o', '%T').stdout.trim()).toBe('PENDING');
+    expect(inCluster('scontrol', 'release', jobId).code).toBe(0);
+    // Released, it runs (well inside 4 s) and its script closes the card.
+    await until('the released job\'s end', () => held()?.state === 'exited', 60_000);
+    expect(held()).toMatchObject({ ended: 'closed', exitCode: 0, jobState: 'COMPLETED' });
+    expect(held()!.stopped).toBeUndefined();
+    expect(list('done')).toContain('held.md');
+    expect(fs.readFileSync(held()!.log!, 'utf8')).toMatch(/job running after \d+ s in the queue: its time budget of 4 s counts from now/);
+  }, 120_000);
 });

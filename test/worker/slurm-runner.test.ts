@@ -85,6 +85,29 @@ describe('slurm runner: against stand-in client commands', () => {
     expect(fs.existsSync(path.join(state, 'scancel.argv'))).toBe(false);
   });
 
+  it('is running only once the controller shows the job out of the queue (the time budget counts from there), or once it ended', async () => {
+    const settled = (p: Promise<void>) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 300))]);
+    const { bin, state } = fakeSlurm();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-slurm-'));
+    // sbatch's stand-in says RUNNING; a job the cluster keeps waiting says PENDING, then CONFIGURING.
+    fs.writeFileSync(path.join(bin, 'sbatch'), `#!/bin/sh\ncat > /dev/null; echo PENDING > ${state}/state; echo '4242'\n`);
+    const worker = await slurmRunner({ pollMs: 20, clientEnv: { PATH: `${bin}:/usr/bin:/bin` } }).start(command(dir), path.join(dir, 'x.log'));
+    expect(await settled(worker.running), 'pending').toBe(false);
+    fs.writeFileSync(path.join(state, 'state'), 'CONFIGURING');
+    expect(await settled(worker.running), 'configuring').toBe(false);
+    fs.writeFileSync(path.join(state, 'state'), 'RUNNING');
+    expect(await settled(worker.running), 'running').toBe(true);
+    await worker.stop(1000);
+    await worker.exited;
+
+    // Cancelled while still in the queue: gone without having run, and `running` settles too.
+    const held = await slurmRunner({ pollMs: 20, clientEnv: { PATH: `${bin}:/usr/bin:/bin` } }).start(command(dir), path.join(dir, 'x.log'));
+    expect(await settled(held.running)).toBe(false);
+    await held.stop(1000);
+    expect((await held.exited).jobState).toBe('CANCELLED');
+    expect(await settled(held.running)).toBe(true);
+  });
+
   it('stop() is scancel, once; the job then ends CANCELLED', async () => {
     const { bin, state } = fakeSlurm();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-slurm-'));

@@ -17,6 +17,7 @@ import { hostIdentity } from './vault/host-identity.js';
 import { createRunRecordExclusive, readStopRequest, updateRunRecord, type RunRecord, type StopReason } from './vault/runs.js';
 import { failureReason } from './worker/failure-reason.js';
 import { keepLease } from './worker/lease.js';
+import { readToEnd } from './worker/read-to-end.js';
 import { selectRunner } from './worker/select-runner.js';
 import type { StartedWorker } from './worker/runner.js';
 import type { ComposedCommand } from './core/compose.js';
@@ -89,7 +90,7 @@ async function main(): Promise<number> {
     process.stderr.write('supervisor: started without a job; it is started by `board tick`\n');
     return 2;
   }
-  const raw = await readStdin();
+  const raw = (await readToEnd(0, () => process.stdin)).toString('utf8');
   if (!raw) return 0;
   const job = JSON.parse(raw) as RunJob;
   const workerEnv: Record<string, string> = { ...job.command.env };
@@ -117,7 +118,7 @@ async function main(): Promise<number> {
     // write beside the worker's start.
     ...(!confinedJob(job) ? { sandbox: { confined: false, why: job.sandbox?.confined === false ? job.sandbox.why : 'none' } } : {}),
   };
-  if (!(await createRunRecordExclusive(job.kanbanDir, base))) {
+  if (!(await createRunRecordExclusive(job.kanbanDir, base, { blocking: true }))) {
     note(job.logFile, `not starting ${job.runId}: its run record already exists (started elsewhere, or given up)`);
     return 0;
   }
@@ -351,12 +352,6 @@ function privateValues(job: RunJob, workerEnv: NodeJS.ProcessEnv): string[] {
   const fromEnv = job.command.privateNames.flatMap((name) => [job.command.env[name], workerEnv[name]]);
   const fromProxy = (job.proxy?.secrets ?? []).map(([, value]) => value);
   return [...fromEnv, ...fromProxy].filter((v): v is string => typeof v === 'string' && v !== '' && !v.startsWith('board-placeholder-'));
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 main().then(

@@ -1,10 +1,11 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
 import type { UsageTotals } from '../proxy/usage.js';
 import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
-import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
+import { createFileExclusive, createFileExclusiveBlocking, writeFileAtomic } from './atomic-write.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
 
 /**
@@ -166,11 +167,16 @@ export function signalWorkerGroup(record: RunRecord | undefined, signal: NodeJS.
   }
 }
 
-/** Create the record only if no one has: true when this caller created it. */
-export async function createRunRecordExclusive(kanbanDir: string, record: RunRecord): Promise<boolean> {
-  await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+/**
+ * Create the record only if no one has: true when this caller created it. `blocking`: with
+ * blocking calls, for a caller with nothing else to do meanwhile (a supervisor before its worker
+ * starts: `createFileExclusiveBlocking`).
+ */
+export async function createRunRecordExclusive(kanbanDir: string, record: RunRecord, options: { blocking?: boolean } = {}): Promise<boolean> {
+  if (options.blocking) fsSync.mkdirSync(runsDir(kanbanDir), { recursive: true });
+  else await fs.mkdir(runsDir(kanbanDir), { recursive: true });
   try {
-    await createFileExclusive(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
+    await (options.blocking ? createFileExclusiveBlocking : createFileExclusive)(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;

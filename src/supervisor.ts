@@ -19,7 +19,7 @@ import { failureReason } from './worker/failure-reason.js';
 import { keepLease } from './worker/lease.js';
 import { readToEnd } from './worker/read-to-end.js';
 import { selectRunner } from './worker/select-runner.js';
-import type { StartedWorker } from './worker/runner.js';
+import { notStarted, type StartedWorker } from './worker/runner.js';
 import type { ComposedCommand } from './core/compose.js';
 import { prepareConfinement, type Confinement } from './sandbox/confine.js';
 import { MODEL_BRIDGE_PORT } from './sandbox/policy.js';
@@ -190,7 +190,7 @@ async function main(): Promise<number> {
   } catch (error) {
     startProblem = { code: step, message: (error as Error).message };
   }
-  const worker: StartedWorker = startProblem !== undefined ? notStarted(startProblem.code, startProblem.message) : await runner.start(command, job.logFile);
+  const worker: StartedWorker = startProblem !== undefined ? notStarted(startProblem) : await runner.start(command, job.logFile);
   saidStarted();
   if (worker.facts.workerPid !== undefined || worker.facts.jobId !== undefined) void record({ ...worker.facts });
 
@@ -337,11 +337,6 @@ async function recordProvenance(job: RunJob, base: RunRecord, done: Partial<RunR
   } catch (error) {
     note(job.logFile, `could not record the run's provenance: ${(error as Error).message}`);
   }
-}
-
-/** A worker that was never started (its sandbox could not be made): it ends at once with the reason. */
-function notStarted(code: string, message: string): StartedWorker {
-  return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), running: Promise.resolve(), stop: () => Promise.resolve() };
 }
 
 /**

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { ComposedCommand } from '../core/compose.js';
 import { openBoardAppendSync } from '../vault/board-file.js';
-import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
+import { notStarted, type StartedWorker, type WorkerExit, type WorkerRunner } from './runner.js';
 
 /**
  * Whether any live process of the group is left. Where /proc exists, a zombie (dead, not yet
@@ -63,7 +63,7 @@ export function localRunner(): WorkerRunner {
         out = openBoardAppendSync(logFile);
       } catch (error) {
         const startError = { code: (error as NodeJS.ErrnoException).code ?? 'ELOG', message: `its log: ${(error as Error).message}` };
-        return Promise.resolve({ facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError }), running: Promise.resolve(), stop: () => Promise.resolve() });
+        return Promise.resolve(notStarted(startError));
       }
       return new Promise((resolve) => {
         const child = spawn(command.file, [...command.args], {

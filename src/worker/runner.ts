@@ -53,3 +53,8 @@ export interface WorkerRunner {
    */
   start(command: ComposedCommand, logFile: string): Promise<StartedWorker>;
 }
+
+/** A worker that was never started (its log, its sandbox or its submission failed): gone at once, with the reason. */
+export function notStarted(startError: { readonly code: string; readonly message: string }): StartedWorker {
+  return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError }), running: Promise.resolve(), stop: () => Promise.resolve() };
+}

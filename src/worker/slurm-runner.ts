@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ComposedCommand } from '../core/compose.js';
-import type { StartedWorker, WorkerExit, WorkerRunner } from './runner.js';
+import { notStarted, type StartedWorker, type WorkerExit, type WorkerRunner } from './runner.js';
 
 /**
  * The worker as a Slurm batch job (CONTRACT "Workers on a cluster"). `sbatch --parsable` submits
@@ -178,7 +178,7 @@ export function slurmRunner(options: SlurmRunnerOptions = {}): WorkerRunner {
         const message = submitted.error
           ? `sbatch could not be run: ${submitted.error.message} (is the Slurm client on the board's PATH?)`
           : `sbatch refused the job (exit ${submitted.code}): ${(submitted.stderr || submitted.stdout).trim() || 'no message'}`;
-        return { facts: {}, exited: Promise.resolve({ exitCode: null, signal: null, startError: { code, message } }), running: Promise.resolve(), stop: () => Promise.resolve() };
+        return notStarted({ code, message });
       }
 
       let lastState: string | undefined = 'PENDING';

@@ -195,12 +195,15 @@ node "$BOARD_BIN" card close "$BOARD_CARD" --empty "Slurm test worker"
     // proxy, beside its supervisor, holds the key), and neither the value nor the placeholder's
     // real counterpart is in its script or argv.
     const ledger = fs.readFileSync(path.join(dir, 'ledger'), 'utf8').trim().split('\n');
-    // Every job wrote one line as its script began: each normal card's (its script closed it), the
-    // staller's (it ran until reclaimed) and the napper's (its 6 s budget counts from its job's
-    // start, so it ran before it was stopped, however long it waited in the queue).
+    // Every job whose script ran wrote one line: each normal card's (its script closed it) and the
+    // staller's (it ran until reclaimed). The napper's 6 s budget counts from the job's start as
+    // Slurm reports it, RUNNING from its allocation; on this one small node slurmd launches a
+    // burst's batch scripts seconds after their allocation, so it can be cancelled before its
+    // script's first line.
     const ledgerCards = ledger.map((line) => line.split(' ')[1]);
-    for (const name of [...NORMAL, 'stall.md', 'nap.md']) expect(ledgerCards.filter((c) => c === name), name).toHaveLength(1);
-    expect(ledger).toHaveLength(NORMAL.length + 2);
+    for (const name of [...NORMAL, 'stall.md']) expect(ledgerCards.filter((c) => c === name), name).toHaveLength(1);
+    expect(ledgerCards.filter((c) => c === 'nap.md').length).toBeLessThanOrEqual(1);
+    expect(ledger.length).toBe(ledgerCards.filter((c) => [...NORMAL, 'stall.md', 'nap.md'].includes(c!)).length);
     for (const line of ledger) expect(line).toMatch(/ job=\d+ secret=placeholder$/);
     for (const run of r) {
       const script = inCluster('scontrol', 'write', 'batch_script', run.jobId!, '-');

@@ -15,7 +15,6 @@ const { state } = job;
 const names = job.names.split('\0');
 const pathOf = (i: number) => `${job.folders[job.folderOf[i]!]!}${path.sep}${names[i]!}`;
 
-let posted = 0;
 for (let start = Atomics.add(state, STATE.next, job.batch); start < names.length; start = Atomics.add(state, STATE.next, job.batch)) {
   const end = Math.min(names.length, start + job.batch);
   const chunks: Buffer[] = [];
@@ -41,10 +40,10 @@ for (let start = Atomics.add(state, STATE.next, job.batch); start < names.length
   }
   const batch: ReaderBatch = { start, lengths, bytes, reasons };
   job.port.postMessage(batch, [lengths.buffer, bytes.buffer]);
-  posted += 1;
-  Atomics.store(state, STATE.posted, posted);
+  // Counted across every reader thread (a network mount's census has several).
+  Atomics.add(state, STATE.posted, 1);
   Atomics.notify(state, STATE.posted);
-  for (let parsed = Atomics.load(state, STATE.parsed); posted - parsed > job.ahead; parsed = Atomics.load(state, STATE.parsed)) {
+  for (let parsed = Atomics.load(state, STATE.parsed); Atomics.load(state, STATE.posted) - parsed > job.ahead; parsed = Atomics.load(state, STATE.parsed)) {
     // Woken by the main thread's count; the timeout only bounds a missed wake-up.
     Atomics.wait(state, STATE.parsed, parsed, 1000);
   }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { CENSUS_READER_SCRIPT } from '../entry-points.js';
 import { folderOnNetworkMount, readCardText, type Unreadable } from './card-bytes.js';
 import { STATE, type ReaderBatch, type ReaderJob } from './reader-protocol.js';
@@ -75,9 +75,11 @@ export interface ReadAheadOptions {
   readonly onNetwork?: boolean;
   /** Files this thread claims at a time when it has nothing to parse; 0: it only parses (tests). */
   readonly stealFiles?: number;
-  /** Files per batch, and batches the reader may post ahead of the parsing (tests make both small). */
+  /** Files per batch, and batches the readers may post ahead of the parsing (tests make both small). */
   readonly batchFiles?: number;
   readonly aheadBatches?: number;
+  /** Reader threads on a network mount (one elsewhere). */
+  readonly networkThreads?: number;
 }
 
 /** Measured on 2 cores: under a few thousand files the thread is not won back. */
@@ -88,6 +90,21 @@ export const READ_AHEAD_MIN_FILES = 3000;
  * is won back from a couple of hundred files on.
  */
 export const READ_AHEAD_MIN_FILES_NETWORK = 200;
+/**
+ * On a network mount each read waits for the server, not for a core: more threads keep more
+ * requests in flight (sshfs pipelines them over its one connection). One more thread for every
+ * `READ_AHEAD_MIN_FILES_NETWORK` files, up to this many; each costs a thread's start (~50 ms of a
+ * core) and little CPU after.
+ */
+export const READER_THREADS_NETWORK = 4;
+
+/** How many reader threads a census of `count` files gets (0: it reads on the main thread only). */
+export function readerThreads(count: number, onNetwork: boolean, options: Pick<ReadAheadOptions, 'minFiles' | 'networkMinFiles' | 'networkThreads'> = {}): number {
+  if (!wantsReaderThread(count, onNetwork, options)) return 0;
+  if (!onNetwork) return 1;
+  const per = Math.max(1, options.networkMinFiles ?? READ_AHEAD_MIN_FILES_NETWORK);
+  return Math.max(1, Math.min(options.networkThreads ?? READER_THREADS_NETWORK, Math.floor(count / per)));
+}
 
 /** Whether a census of `count` files gets the reader thread: many files, or fewer on a network mount. */
 export function wantsReaderThread(count: number, onNetwork: boolean, options: Pick<ReadAheadOptions, 'minFiles' | 'networkMinFiles'> = {}): boolean {
@@ -119,8 +136,8 @@ export async function readEach(files: ReadList, take: Take, options: ReadAheadOp
   const script = options.script ?? CENSUS_READER_SCRIPT;
   // Asked only when it can change the answer (a statfs per folder, remembered by card-bytes.ts).
   const onNetwork = options.onNetwork ?? (wantsReaderThread(files.length, true, options) && files.groups.some((g) => g.names.length > 0 && folderOnNetworkMount(g.folder)));
-  const threaded = wantsReaderThread(files.length, onNetwork, options) && fs.existsSync(script);
-  const reader = threaded ? startReader(files, script, options) : undefined;
+  const threads = fs.existsSync(script) ? readerThreads(files.length, onNetwork, options) : 0;
+  const reader = threads > 0 ? startReaders(files, script, threads, options) : undefined;
   if (!reader) {
     await readHere(files, 0, files.length, take);
     return;
@@ -158,7 +175,7 @@ export async function readEach(files: ReadList, take: Take, options: ReadAheadOp
           continue;
         }
       }
-      // Everything is claimed, and the reader holds the rest, unless it has ended.
+      // Everything is claimed, and the readers hold the rest, unless they have ended.
       if (reader.ended()) {
         for (let late = reader.receive(); late; late = reader.receive()) handBatch(late, files.length, hand);
         break;
@@ -192,15 +209,15 @@ function readOnThisThread(files: ReadList, index: number): string | Unreadable {
 
 interface Reader {
   readonly state: Int32Array;
-  /** The next posted batch, if one is waiting. */
+  /** The next posted batch of any thread, if one is waiting. */
   receive(): ReaderBatch | undefined;
-  /** The thread exited or failed (seen on a turn of the event loop). */
+  /** Every thread exited or failed (seen on a turn of the event loop). */
   ended(): boolean;
   stop(): void;
 }
 
-/** The reader thread, started on `files`; `undefined` if it cannot be started. */
-function startReader(files: ReadList, script: string, options: ReadAheadOptions): Reader | undefined {
+/** `count` reader threads, started on `files` and sharing one counter; `undefined` if none can be started. */
+function startReaders(files: ReadList, script: string, count: number, options: ReadAheadOptions): Reader | undefined {
   const folderOf = new Uint8Array(files.length);
   const seen = new Uint8Array(files.length);
   const names: string[] = [];
@@ -211,8 +228,7 @@ function startReader(files: ReadList, script: string, options: ReadAheadOptions)
     names.push(files.groups[group]!.names[at]!);
   }
   const state = new Int32Array(new SharedArrayBuffer(4 * 3));
-  const channel = new MessageChannel();
-  const job: ReaderJob = {
+  const shared = {
     folders: files.groups.map((g) => g.folder),
     folderOf,
     names: names.join('\0'),
@@ -220,32 +236,51 @@ function startReader(files: ReadList, script: string, options: ReadAheadOptions)
     batch: options.batchFiles ?? BATCH_FILES,
     state,
     ahead: options.aheadBatches ?? AHEAD_BATCHES,
-    port: channel.port2,
   };
-  let worker: Worker;
-  try {
-    // Its heap holds a few batches and the names: bounded, so a fault shows as a failed thread (read here instead).
-    worker = new Worker(script, {
-      workerData: job,
-      transferList: [channel.port2],
-      stdout: false,
-      stderr: false,
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
-    });
-  } catch {
-    channel.port1.close();
-    return undefined;
+  const threads: { port: MessagePort; ended: boolean; worker: Worker }[] = [];
+  for (let k = 0; k < count; k++) {
+    const channel = new MessageChannel();
+    const job: ReaderJob = { ...shared, port: channel.port2 };
+    try {
+      // Its heap holds a few batches and the names: bounded, so a fault shows as a failed thread (read here instead).
+      const worker = new Worker(script, {
+        workerData: job,
+        transferList: [channel.port2],
+        stdout: false,
+        stderr: false,
+        resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+      });
+      const thread = { port: channel.port1, ended: false, worker };
+      worker.on('error', () => (thread.ended = true));
+      worker.on('exit', () => (thread.ended = true));
+      threads.push(thread);
+    } catch {
+      channel.port1.close();
+      break;
+    }
   }
-  let ended = false;
-  worker.on('error', () => (ended = true));
-  worker.on('exit', () => (ended = true));
+  if (threads.length === 0) return undefined;
+  let turn = 0;
   return {
     state,
-    receive: () => receiveMessageOnPort(channel.port1)?.message as ReaderBatch | undefined,
-    ended: () => ended,
+    receive: () => {
+      // Each thread's port in turn, so no thread's batches wait behind another's.
+      for (let k = 0; k < threads.length; k++) {
+        const thread = threads[(turn + k) % threads.length]!;
+        const batch = receiveMessageOnPort(thread.port)?.message as ReaderBatch | undefined;
+        if (batch) {
+          turn = (turn + k + 1) % threads.length;
+          return batch;
+        }
+      }
+      return undefined;
+    },
+    ended: () => threads.every((t) => t.ended),
     stop: () => {
-      channel.port1.close();
-      if (!ended) void worker.terminate();
+      for (const thread of threads) {
+        thread.port.close();
+        if (!thread.ended) void thread.worker.terminate();
+      }
     },
   };
 }

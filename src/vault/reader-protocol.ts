@@ -29,7 +29,7 @@ export const STATE = {
   next: 0,
   /** Batches the main thread has parsed. */
   parsed: 1,
-  /** Batches the reader has posted (the main thread waits on it). */
+  /** Batches the reader threads have posted, all of them together (the main thread waits on it). */
   posted: 2,
 } as const;
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCardText, type Unreadable } from '../../src/vault/card-bytes.js';
-import { READ_AHEAD_MIN_FILES, READ_AHEAD_MIN_FILES_NETWORK, readEach, ReadList } from '../../src/vault/read-ahead.js';
+import { READ_AHEAD_MIN_FILES, READ_AHEAD_MIN_FILES_NETWORK, READER_THREADS_NETWORK, readerThreads, readEach, ReadList } from '../../src/vault/read-ahead.js';
 
 /**
  * The census's reader thread (src/vault/read-ahead.ts, src/census-reader.ts) must hand over, for
@@ -129,12 +129,38 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     ).rejects.toThrow('the parser broke');
   });
 
+  it('reads the rest on this thread when one of several threads dies after a batch', async () => {
+    const files = hostileFolder();
+    const expected = expectedOf(files);
+    // Every thread posts one batch and dies: what each claimed after it is read here.
+    const dying = path.join(dir, 'dying-readers.mjs');
+    fs.writeFileSync(
+      dying,
+      `import { workerData } from 'node:worker_threads';\n` +
+        `const port = workerData.port;\n` +
+        `const post = port.postMessage.bind(port);\n` +
+        `port.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
+        `await import(${JSON.stringify(BUILT_READER)});\n`,
+    );
+    expect(await collect(files, { script: dying, onNetwork: true, networkThreads: 3, stealFiles: 0, batchFiles: 32 })).toEqual(expected);
+  });
+
+  it('several threads on a network mount, one per few hundred files up to a bound; one elsewhere', () => {
+    expect(readerThreads(READ_AHEAD_MIN_FILES - 1, false)).toBe(0);
+    expect(readerThreads(100_000, false)).toBe(1);
+    expect(readerThreads(READ_AHEAD_MIN_FILES_NETWORK - 1, true)).toBe(0);
+    expect(readerThreads(READ_AHEAD_MIN_FILES_NETWORK, true)).toBe(1);
+    expect(readerThreads(2 * READ_AHEAD_MIN_FILES_NETWORK, true)).toBe(2);
+    expect(readerThreads(100_000, true)).toBe(READER_THREADS_NETWORK);
+    expect(readerThreads(100_000, true, { networkThreads: 2 })).toBe(2);
+  });
+
   it('a few hundred files get the thread on a network mount only, where a read is a wait for the server', async () => {
     const files = hostileFolder();
     expect(files.length).toBeGreaterThan(READ_AHEAD_MIN_FILES_NETWORK);
     expect(files.length).toBeLessThan(READ_AHEAD_MIN_FILES);
     const expected = expectedOf(files);
-    // The real reader, behind a script that notes each start (this thread steals no reads: it waits for the thread's).
+    // The real reader, behind a script that notes each start (this thread steals no reads: it waits for the threads').
     const starts = path.join(dir, 'reader-starts');
     const noting = path.join(dir, 'noting-reader.mjs');
     fs.writeFileSync(noting, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(starts)}, 'started\\n');\nawait import(${JSON.stringify(BUILT_READER)});\n`);
@@ -143,6 +169,7 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     expect(await collect(files, { script: noting, onNetwork: false, stealFiles: 0 })).toEqual(expected);
     expect(started(), 'a local census of this size: no thread').toBe(0);
     expect(await collect(files, { script: noting, onNetwork: true, stealFiles: 0 })).toEqual(expected);
-    expect(started(), 'the same census on a network mount: the thread').toBe(1);
+    expect(started(), 'the same census on a network mount: several threads').toBe(readerThreads(files.length, true));
+    expect(readerThreads(files.length, true)).toBeGreaterThan(1);
   });
 });

@@ -26,6 +26,7 @@ import { MODEL_BRIDGE_PORT } from './sandbox/policy.js';
 import { startVerbServer, type VerbServer } from './sandbox/verb-server.js';
 import { startCredentialProxy, type CredentialProxy } from './proxy/credential-proxy.js';
 import { BOARD_CLI } from './entry-points.js';
+import { ensureFolderSync } from './vault/file-ops.js';
 // The journal and provenance modules (zod and the event schemas: ~150 ms of start-up) are loaded
 // only once the worker has exited: nothing the supervisor does before the spawn needs them.
 
@@ -94,7 +95,7 @@ async function main(): Promise<number> {
   if (!raw) return 0;
   const job = JSON.parse(raw) as RunJob;
   const workerEnv: Record<string, string> = { ...job.command.env };
-  fs.mkdirSync(path.dirname(job.logFile), { recursive: true });
+  ensureFolderSync(path.dirname(job.logFile));
 
   const before = claimState(job);
   if (!before.held) {

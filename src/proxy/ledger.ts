@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { localDate } from '../core/time.js';
 import type { Spent } from './budget.js';
+import { ensureFolder } from '../vault/file-ops.js';
 
 /**
  * The daily spend ledger: `<logs>/spend/<YYYY-MM-DD>.ndjson` (local date), one line per metered
@@ -37,7 +38,7 @@ function notAFile(file: string): Error {
 }
 
 export async function appendSpend(logsDir: string, line: SpendLine, now: Date): Promise<void> {
-  await fs.mkdir(spendDir(logsDir), { recursive: true });
+  await ensureFolder(spendDir(logsDir));
   const file = spendFile(logsDir, localDate(now));
   const handle = await fs.open(file, APPEND, 0o600);
   try {

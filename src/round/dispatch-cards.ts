@@ -19,6 +19,7 @@ import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
 import type { RunJob } from './spawner.js';
 import type { Harness } from '../schema/harness.js';
+import { ensureFolder } from '../vault/file-ops.js';
 
 /**
  * Step 4: claim each planned card by an exclusive move into `in-progress/`, stamp the claim
@@ -155,7 +156,7 @@ async function claimOne(ctx: RoundContext, item: PlannedDispatch, index: number)
       const current = parseFrontMatter(await fs.readFile(from, 'utf8')).data;
       if (typeof current.blocked === 'string' && current.blocked.trim() !== '') return { ok: false as const, detail: 'not claimed: it was blocked since the census' };
       if (current.claimed !== undefined && current.claimed !== null) return { ok: false as const, detail: 'not claimed: it carries a claim since the census' };
-      await fs.mkdir(ctx.layout.inProgress, { recursive: true });
+      // moveCardLocked makes in-progress/ when it is missing.
       await moveCardLocked(lock, from, to);
     } catch (error) {
       const detail =
@@ -255,7 +256,7 @@ async function startRun(ctx: RoundContext, run: ClaimedRun): Promise<Transition[
   const { item, log, runId, harness, logFile, manifest, claimEvent, claimedTransition } = run;
   const journal = roundJournalOf(ctx);
   try {
-    await fs.mkdir(path.dirname(logFile), { recursive: true });
+    await ensureFolder(path.dirname(logFile));
     const provenance = {
       logsDir: ctx.board.config.logsDir,
       cause: claimEvent,

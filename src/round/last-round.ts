@@ -1,9 +1,9 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../core/types.js';
 import { writeFileAtomic } from '../vault/atomic-write.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
 import type { Transition } from './context.js';
+import { ensureFolder } from '../vault/file-ops.js';
 
 /**
  * The last round's time and outcome, for `board status`: one small file in the logs folder,
@@ -37,7 +37,7 @@ export function roundCounts(plan: Plan, transitions: readonly Transition[]): Rec
 }
 
 export async function writeLastRound(logsDir: string, record: LastRound): Promise<void> {
-  await fs.mkdir(logsDir, { recursive: true });
+  await ensureFolder(logsDir);
   await writeFileAtomic(lastRoundFile(logsDir), `${JSON.stringify(record, null, 2)}\n`);
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../vault/atomic-write.js';
 import { openBoardAppend, readBoardText } from '../vault/board-file.js';
+import { ensureFolder } from '../vault/file-ops.js';
 
 /**
  * The census's memory of the last verdict journaled for each card (`waiting: <reason>` or
@@ -94,7 +95,7 @@ export class VerdictStore {
     // Forgotten first: should a write fail half-way, the next round reads the files again.
     remembered.delete(this.logsDir);
     this.state = undefined;
-    await fs.mkdir(this.logsDir, { recursive: true });
+    await ensureFolder(this.logsDir);
     const logLines = state.logLines + changes.length;
     let next: Omit<Remembered, 'key'>;
     if (logLines > Math.max(COMPACT_MIN, state.mapSize / 2)) {

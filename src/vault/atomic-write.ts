@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crashPoint } from './crash-seam.js';
 import { linkNoReplace } from './move-card.js';
+import { removeFile, removeFileSync } from './file-ops.js';
 
 /** The longest file name (in bytes) the filesystems the board runs on take: NAME_MAX. */
 export const NAME_MAX_BYTES = 255;
@@ -48,7 +49,7 @@ async function writeTemp(target: string, text: string): Promise<string> {
     await handle.sync();
   } catch (error) {
     await handle.close();
-    await fs.rm(temp, { force: true });
+    await removeFile(temp);
     throw namingTarget(error, target);
   }
   await handle.close();
@@ -64,7 +65,7 @@ function writeTempBlocking(target: string, text: string): string {
     fsSync.fsyncSync(fd);
   } catch (error) {
     fsSync.closeSync(fd);
-    fsSync.rmSync(temp, { force: true });
+    removeFileSync(temp);
     throw namingTarget(error, target);
   }
   fsSync.closeSync(fd);
@@ -91,7 +92,7 @@ export async function writeFileAtomic(target: string, text: string, beforeRename
     await beforeRename?.();
     await fs.rename(temp, target);
   } catch (error) {
-    await fs.rm(temp, { force: true });
+    await removeFile(temp);
     throw error;
   }
 }
@@ -105,7 +106,7 @@ export async function createFileExclusive(target: string, text: string): Promise
   try {
     await linkNoReplace(temp, target);
   } finally {
-    await fs.rm(temp, { force: true });
+    await removeFile(temp);
   }
 }
 
@@ -126,6 +127,6 @@ export async function createFileExclusiveBlocking(target: string, text: string):
     }
     await linkNoReplace(temp, target);
   } finally {
-    fsSync.rmSync(temp, { force: true });
+    removeFileSync(temp);
   }
 }

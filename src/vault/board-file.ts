@@ -65,11 +65,14 @@ export interface ReadBoardFileOptions {
  * that reads only part of it (the tail of a worker's log); the caller closes the handle.
  */
 export async function openBoardRead(file: string): Promise<fsp.FileHandle> {
-  return openRegular(file, READ);
+  return (await openRegular(file, READ)).handle;
 }
 
-/** Open without following a link or blocking on a FIFO, then insist on a regular file (else close it and refuse). */
-async function openRegular(file: string, flags: number, mode?: number): Promise<fsp.FileHandle> {
+/**
+ * Open without following a link or blocking on a FIFO, then insist on a regular file (else close
+ * it and refuse). The fstat is handed back: over a network mount each one is a round trip.
+ */
+async function openRegular(file: string, flags: number, mode?: number, maxBytes?: number): Promise<{ handle: fsp.FileHandle; stat: fs.Stats }> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(file, flags, mode);
@@ -77,21 +80,20 @@ async function openRegular(file: string, flags: number, mode?: number): Promise<
     throw openFailure(file, error);
   }
   try {
-    checkRegular(file, await handle.stat());
+    const stat = await handle.stat();
+    checkRegular(file, stat, maxBytes);
+    return { handle, stat };
   } catch (error) {
     await handle.close();
     throw error;
   }
-  return handle;
 }
 
 /** A board file's bytes: a regular file, not through a link, never blocking, bounded. */
 export async function readBoardFile(file: string, options: ReadBoardFileOptions = {}): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? BOARD_FILE_MAX_BYTES;
-  const handle = await openBoardRead(file);
+  const { handle, stat } = await openRegular(file, READ, undefined, maxBytes);
   try {
-    const stat = await handle.stat();
-    checkRegular(file, stat, maxBytes);
     return await readBounded(file, (buffer, offset, length) => handle.read(buffer, offset, length, null).then((r) => r.bytesRead), maxBytes, stat.size);
   } finally {
     await handle.close();
@@ -122,7 +124,9 @@ export function readBoardFileSync(file: string, options: ReadBoardFileOptions = 
 
 /**
  * Read to the end, but never more than `maxBytes` (a file may grow after its fstat). The first
- * read asks for the size fstat gave plus one byte (to see the end in the same call); a 1 MiB
+ * read asks for the size fstat gave plus one byte, so it sees the end in the same call: a read of
+ * a regular file that returns less than it asked for has met the end of the file, and no second
+ * read (over a network mount, a round trip to the server) is made to hear it say 0. A 1 MiB
  * buffer for every run record and lock owner was most of what a busy `watch` collected.
  */
 async function readBounded(file: string, read: (buffer: Buffer, offset: number, length: number) => Promise<number>, maxBytes: number, expected: number): Promise<Buffer> {
@@ -133,6 +137,7 @@ async function readBounded(file: string, read: (buffer: Buffer, offset: number, 
     const n = await read(chunk, 0, chunk.length);
     if (n === 0) break;
     total = counted(file, chunks, chunk, n, total, maxBytes);
+    if (n < chunk.length) break;
   }
   return Buffer.concat(chunks);
 }
@@ -146,6 +151,7 @@ function readBoundedSync(file: string, fd: number, maxBytes: number, expected: n
     const n = fs.readSync(fd, chunk, 0, chunk.length, null);
     if (n === 0) break;
     total = counted(file, chunks, chunk, n, total, maxBytes);
+    if (n < chunk.length) break;
   }
   return Buffer.concat(chunks);
 }
@@ -169,7 +175,7 @@ function counted(file: string, chunks: Buffer[], chunk: Buffer, n: number, total
  * blocking on a FIFO, a regular file or a BoardFileError naming it. The caller closes the handle.
  */
 export async function openBoardAppend(file: string): Promise<fsp.FileHandle> {
-  return openRegular(file, APPEND, 0o644);
+  return (await openRegular(file, APPEND, 0o644)).handle;
 }
 
 /** The same, synchronously, as a descriptor (a worker's log, given to it as stdout and stderr). */

@@ -5,6 +5,7 @@ import { MoveClashError } from './move-card.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
 import { hostIdentity, sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
+import { ensureFolder, removeFile } from './file-ops.js';
 
 /**
  * The card's transition lock: one change of a card at a time, on the board itself so it holds
@@ -228,7 +229,7 @@ export async function acquireCardLock(kanbanDir: string, card: string, op: strin
       if (now?.token !== owner.token) return;
       // Empty it, then remove it: a racer's rename onto the emptied folder replaces it, and our
       // rmdir then fails on its non-empty lock instead of removing it.
-      await fs.rm(path.join(lock, 'owner.json'), { force: true });
+      await removeFile(path.join(lock, 'owner.json'));
       await fs.rmdir(lock).catch(() => undefined);
     },
   };
@@ -306,6 +307,6 @@ export async function sweepCardLocks(kanbanDir: string, now: number): Promise<st
 export async function moveCardLocked(lock: HeldCardLock, from: string, to: string): Promise<void> {
   if (await pathExists(to)) throw new MoveClashError(from, to);
   await lock.assertHeld();
-  await fs.mkdir(path.dirname(to), { recursive: true });
+  await ensureFolder(path.dirname(to));
   await fs.rename(from, to);
 }

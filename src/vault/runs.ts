@@ -1,4 +1,3 @@
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RunFact } from '../core/types.js';
@@ -7,6 +6,7 @@ import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, createFileExclusiveBlocking, writeFileAtomic } from './atomic-write.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
+import { ensureFolder, ensureFolderSync } from './file-ops.js';
 
 /**
  * Run records: one small JSON file per claim, on the board itself (`KANBAN/.runs/`), so every
@@ -121,7 +121,7 @@ function refusalFile(kanbanDir: string, runId: string): string {
  * the supervisor rewrites the record whole and would drop a field written by someone else.
  */
 export async function recordRefusal(kanbanDir: string, runId: string, refusal: Refusal): Promise<void> {
-  await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+  await ensureFolder(runsDir(kanbanDir));
   await writeFileAtomic(refusalFile(kanbanDir, runId), `${JSON.stringify(refusal)}\n`);
 }
 
@@ -140,7 +140,7 @@ function stopFile(kanbanDir: string, runId: string): string {
 
 /** Ask the run's supervisor (wherever it runs) to stop its worker, and say why. */
 export async function requestStop(kanbanDir: string, runId: string, request: StopRequest): Promise<void> {
-  await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+  await ensureFolder(runsDir(kanbanDir));
   await writeFileAtomic(stopFile(kanbanDir, runId), `${JSON.stringify(request)}\n`);
 }
 
@@ -173,8 +173,8 @@ export function signalWorkerGroup(record: RunRecord | undefined, signal: NodeJS.
  * starts: `createFileExclusiveBlocking`).
  */
 export async function createRunRecordExclusive(kanbanDir: string, record: RunRecord, options: { blocking?: boolean } = {}): Promise<boolean> {
-  if (options.blocking) fsSync.mkdirSync(runsDir(kanbanDir), { recursive: true });
-  else await fs.mkdir(runsDir(kanbanDir), { recursive: true });
+  if (options.blocking) ensureFolderSync(runsDir(kanbanDir));
+  else await ensureFolder(runsDir(kanbanDir));
   try {
     await (options.blocking ? createFileExclusiveBlocking : createFileExclusive)(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
     return true;

@@ -103,6 +103,14 @@ export interface VaultSnapshot {
   readonly previousFailures?: ReadonlyMap<string, RunFact>;
   /** Card names in done/: a pending card of the same name is never dispatched. */
   readonly doneNames?: ReadonlySet<string>;
+  /** The folders the census listed, and the board's temp files it saw in them (for the round's sweep: no folder listed twice). */
+  readonly listedTemps?: ListedTemps;
+}
+
+/** Folders listed by the census (absolute), and the board temp files (`.<name>.<pid>.<8 hex>.tmp`) among their entries (absolute). */
+export interface ListedTemps {
+  readonly folders: readonly string[];
+  readonly files: readonly string[];
 }
 
 export interface RoundSettings {

@@ -1,6 +1,6 @@
 import { formatProblem, RoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Plan, VaultSnapshot } from '../core/types.js';
+import type { ListedTemps, Plan, VaultSnapshot } from '../core/types.js';
 import type { LoadedBoard } from '../config/load-config.js';
 import { acquireRoundLock, lockPaths, readLockOwner, type LockOwner } from '../vault/lock.js';
 import { assertVault } from './read-snapshot.js';
@@ -53,10 +53,14 @@ export async function runLockedRound(input: LockedRoundInput, logger: Logger, sp
   // The owner record as this round wrote it: compared again at the end (see lostLock).
   const ours = await readLockOwner(lockPaths(layout.kanban).owner).catch(() => undefined);
   try {
-    const plan = await planFromVault({ board, layout, now }, input.cache, input.onSnapshot);
+    let listedTemps: ListedTemps | undefined;
+    const plan = await planFromVault({ board, layout, now }, input.cache, (snapshot) => {
+      listedTemps = snapshot.listedTemps;
+      input.onSnapshot?.(snapshot);
+    });
     for (const p of plan.invalid) logger.error({ card: p.file, field: p.field, reason: p.reason }, 'unreadable card: not touched');
     for (const p of [...plan.profileProblems, ...plan.templateProblems]) logger.error({ file: p.file, field: p.field, reason: p.reason }, formatProblem(p));
-    const transitions = await executePlan({ board, layout, now, spawner, logger }, plan);
+    const transitions = await executePlan({ board, layout, now, spawner, logger }, plan, listedTemps ? { listedTemps } : {});
     // proper-lockfile learns of a lost lock only on its next refresh, which a long round may not
     // have reached: the lock's owner record says at once whether another round took it over.
     compromised ??= await lostLock(layout.kanban, ours);

@@ -10,6 +10,7 @@ import { hasEmptyCloseJustification } from '../format/empty-close.js';
 import { parseFrontMatter } from '../format/frontmatter.js';
 import { cardNameProblem, isCardFileName, type VaultLayout } from '../vault/layout.js';
 import { assertRealFolders, isLinkedProfileFolder } from '../vault/real-folders.js';
+import { isBoardTempName } from '../vault/atomic-write.js';
 import { mapLimit, parseRead, readParsed } from '../vault/read-card.js';
 import { readEach, ReadList } from '../vault/read-ahead.js';
 import type { CensusCache } from '../vault/census-cache.js';
@@ -39,13 +40,14 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
   await assertVault(layout);
   await assertRealFolders(layout);
   cache?.beginRound();
+  const temps: TempsSeen = { folders: [], files: [] };
   const [profileDirs, templateList, pendingList, inProgressList, doneNames, archivedNames] = await Promise.all([
     listEntries(layout.agents),
-    listCards(layout.scheduled),
-    listCards(layout.pending),
-    listCards(layout.inProgress),
-    listCardNames(layout.done),
-    listArchived(layout.archive),
+    listCards(layout.scheduled, temps),
+    listCards(layout.pending, temps),
+    listCards(layout.inProgress, temps),
+    listCardNames(layout.done, temps),
+    listArchived(layout.archive, temps),
   ]);
   const [pendingNames, inProgressNames] = [pendingList.names, inProgressList.names];
   // A profile folder that is a link is declared, never read through (CONTRACT "What the census reads").
@@ -92,7 +94,15 @@ export async function readSnapshot(layout: VaultLayout, cache?: CensusCache): Pr
     ...(neverStarted.size > 0 ? { neverStarted } : {}),
     ...(previousFailures.size > 0 ? { previousFailures } : {}),
     doneNames: new Set(doneNames),
+    // Sorted: the listings end in no set order, and a snapshot is the same for the same vault.
+    listedTemps: { folders: temps.folders.sort(), files: temps.files.sort() },
   };
+}
+
+/** What the listings saw for the round's temp sweep (a mutable ListedTemps while the folders are listed). */
+interface TempsSeen {
+  folders: string[];
+  files: string[];
 }
 
 interface CensusLists {
@@ -253,8 +263,8 @@ async function listUnsorted(dir: string): Promise<Dirent[]> {
   }
 }
 
-async function listCardNames(dir: string): Promise<string[]> {
-  const list = await listCards(dir);
+async function listCardNames(dir: string, temps?: TempsSeen): Promise<string[]> {
+  const list = await listCards(dir, temps);
   // done/ and archive/: a too-long name is still a card that exists (names are unique across folders).
   return [...list.names, ...[...list.others].filter(([, o]) => o.card && !o.reason.startsWith('not a card')).map(([n]) => n)].sort();
 }
@@ -270,12 +280,19 @@ interface CardList {
   readonly others: ReadonlyMap<string, { reason: string; card: boolean }>;
 }
 
-async function listCards(dir: string): Promise<CardList> {
+/** With `temps`: the folder, once listed, and the board's temp files in it are noted there. */
+async function listCards(dir: string, temps?: TempsSeen): Promise<CardList> {
   const names: string[] = [];
   const files = new Set<string>();
   const others = new Map<string, { reason: string; card: boolean }>();
-  for (const e of await listUnsorted(dir)) {
-    if (e.name.startsWith('.')) continue; // editors' and the board's own temp files
+  const entries = await listUnsorted(dir);
+  temps?.folders.push(dir);
+  for (const e of entries) {
+    if (e.name.startsWith('.')) {
+      // Editors' and the board's own temp files; the board's are swept by the round once old.
+      if (temps && e.isFile() && isBoardTempName(e.name)) temps.files.push(`${dir}${path.sep}${e.name}`);
+      continue;
+    }
     const card = isCardFileName(e.name);
     const kind = entryKind(e);
     const reason = kind ? `not a card: ${kind}` : !card ? 'not a card: only files named *.md are cards' : cardNameProblem(e.name);
@@ -314,9 +331,9 @@ function declared(list: CardList, everything = true): Parsed<never>[] {
   return out;
 }
 
-async function listArchived(archiveDir: string): Promise<string[]> {
+async function listArchived(archiveDir: string, temps?: TempsSeen): Promise<string[]> {
   const months = (await listEntries(archiveDir)).filter((e) => e.isDirectory());
-  const lists = await Promise.all(months.map((m) => listCardNames(path.join(archiveDir, m.name))));
+  const lists = await Promise.all(months.map((m) => listCardNames(path.join(archiveDir, m.name), temps)));
   return lists.flat();
 }
 

@@ -1,4 +1,4 @@
-import type { Plan } from '../core/types.js';
+import type { ListedTemps, Plan } from '../core/types.js';
 import { blockCards } from './block-cards.js';
 import type { RoundContext, Transition } from './context.js';
 import { dispatchCards } from './dispatch-cards.js';
@@ -21,6 +21,8 @@ export interface ExecuteOptions {
    * are merged into `verdicts.json` instead of replacing it.
    */
   readonly partialCards?: ReadonlySet<string>;
+  /** What the round's census listed: the temp sweep does not list those folders again. */
+  readonly listedTemps?: ListedTemps;
 }
 
 /** Execute a plan in the heartbeat's order: scheduled, blocks, dispatch, then zombies. */
@@ -50,7 +52,7 @@ export async function executePlan(ctx: RoundContext, plan: Plan, options: Execut
     await journal.census(plan, partial);
     return transitions;
   }
-  await sweepTempFiles(round);
+  await sweepTempFiles(round, options.listedTemps ? { listed: options.listedTemps } : {});
   // Card locks that dead holders left (none of them a close still to finish), and old tombstones.
   for (const name of await sweepCardLocks(round.layout.kanban, Date.now()).catch(() => [])) round.logger.info({ lock: `KANBAN/.locks/${name}` }, 'removed a card lock left by a dead holder');
   await journal.census(plan);

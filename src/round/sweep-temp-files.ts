@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isBoardTempName } from '../vault/atomic-write.js';
 import { runsDir } from '../vault/runs.js';
 import type { RoundContext } from './context.js';
+import type { ListedTemps } from '../core/types.js';
 
 /** A temp file is written and renamed within milliseconds; one this old was left by a crash. */
 export const TEMP_FILE_MAX_AGE_MS = 60 * 60_000;
@@ -11,6 +12,13 @@ export interface SweepOptions {
   readonly olderThanMs?: number;
   /** The real clock (temp files age in real time, whatever `--now` says). */
   readonly clock?: () => number;
+  /**
+   * What the round's census listed (its folders, the temp files in them): those folders are not
+   * listed again. A temp file an hour old now was there when the census listed its folder, so the
+   * census's listing holds every file this sweep would remove; on a network mount a listing of
+   * `pending/` or `done/` is a round trip per few hundred entries.
+   */
+  readonly listed?: ListedTemps;
 }
 
 /**
@@ -45,15 +53,17 @@ export async function sweepTempFiles(ctx: Pick<RoundContext, 'layout' | 'logger'
   const maxAge = options.olderThanMs ?? TEMP_FILE_MAX_AGE_MS;
   const now = (options.clock ?? Date.now)();
   const removed: string[] = [];
+  // The census's temp files by folder; a folder it listed is not listed again.
+  const listed = new Map<string, string[]>((options.listed?.folders ?? []).map((folder) => [folder, []]));
+  for (const file of options.listed?.files ?? []) listed.get(path.dirname(file))?.push(file);
   for (const folder of await sweptFolders(ctx)) {
-    const entries = await fs.readdir(folder, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isFile() || !isBoardTempName(entry.name)) continue;
-      const file = path.join(folder, entry.name);
+    const candidates = listed.get(folder) ?? (await fs.readdir(folder, { withFileTypes: true }).catch(() => [])).filter((e) => e.isFile() && isBoardTempName(e.name)).map((e) => path.join(folder, e.name));
+    for (const file of candidates) {
       try {
         const stat = await fs.lstat(file);
         if (!stat.isFile() || now - stat.mtimeMs <= maxAge) continue;
-        await fs.rm(file);
+        // Judged a plain file by that lstat: one unlink (fs.rm would lstat it again).
+        await fs.unlink(file);
         const relative = ctx.layout.relative(file);
         removed.push(relative);
         ctx.logger.info({ file: relative, modified: stat.mtime.toISOString() }, 'removed a temp file left by a crash');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executePlan, planFromVault } from '../../src/round/run-round.js';
 import { sweepTempFiles } from '../../src/round/sweep-temp-files.js';
+import { readSnapshot } from '../../src/round/read-snapshot.js';
 import type { Logger } from '../../src/log.js';
 import { makeBoard, roundContext, snapshotTree } from '../helpers/vault.js';
 
@@ -86,6 +87,29 @@ describe('sweepTempFiles', () => {
     fs.utimesSync(inLock, old, old);
     await sweepTempFiles(await roundContext(root, NOW));
     expect(fs.existsSync(inLock)).toBe(true);
+  });
+
+  it('with the census\'s listing: removes the same files, and lists none of the census\'s folders again', async () => {
+    const { root } = board();
+    const ctx = await roundContext(root, NOW);
+    const snapshot = await readSnapshot(ctx.layout);
+    const listed = snapshot.listedTemps!;
+    for (const folder of ['pending', 'in-progress', 'done', 'scheduled', 'archive/2026-10']) expect(listed.folders).toContain(path.join(ctx.layout.kanban, folder));
+    // What the census saw is what a listing of its own finds: every temp file of those folders, fresh or not.
+    expect(listed.files.map((f) => ctx.layout.relative(f)).sort()).toEqual(
+      [...LEFT_BY_CRASH.filter((rel) => /^KANBAN\/(pending|in-progress|done|scheduled|archive)\//.test(rel)), 'KANBAN/pending/.fresh.md.1.0a1b2c3d.tmp'].sort(),
+    );
+
+    // A folder the census listed is taken from its listing, not listed again: told pending/ held
+    // no temp file, the sweep leaves pending/'s old one (it would have removed it had it looked).
+    const lines: { msg: string; file?: string }[] = [];
+    const told = { folders: listed.folders, files: listed.files.filter((f) => path.dirname(f) !== ctx.layout.pending) };
+    const removed = await sweepTempFiles({ layout: ctx.layout, logger: recordingLogger(lines) }, { listed: told });
+    expect(removed.sort()).toEqual(LEFT_BY_CRASH.filter((rel) => !rel.startsWith('KANBAN/pending/')).sort());
+    expect(fs.existsSync(path.join(ctx.layout.pending, '.a.md.1234.0a1b2c3d.tmp'))).toBe(true);
+
+    // Given the census's real listing, the next sweep removes the rest: the same set as a sweep that lists.
+    expect(await sweepTempFiles(ctx, { listed })).toEqual(['KANBAN/pending/.a.md.1234.0a1b2c3d.tmp']);
   });
 
   it('runs in a tick\'s round, and a dry-run plan writes and deletes nothing', async () => {

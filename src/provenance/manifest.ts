@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createFileExclusive, writeFileAtomic } from '../vault/atomic-write.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from '../vault/board-file.js';
-import { ensureFolder } from '../vault/file-ops.js';
+import { inFolder } from '../vault/file-ops.js';
 
 /**
  * A run manifest: `<logs>/manifests/<runId>.json`. It lists the hashes of everything the run was
@@ -98,9 +98,8 @@ const render = (m: RunManifest) => `${JSON.stringify(m, null, 2)}\n`;
 
 /** Create a manifest that must not exist yet (false when it does). */
 export async function createManifest(logsDir: string, manifest: RunManifest): Promise<boolean> {
-  await ensureFolder(manifestsDir(logsDir));
   try {
-    await createFileExclusive(manifestFile(logsDir, manifest.run), render(manifest));
+    await inFolder(manifestsDir(logsDir), () => createFileExclusive(manifestFile(logsDir, manifest.run), render(manifest)));
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { BoardError, EXIT } from '../errors.js';
 import { readBoardFile } from '../vault/board-file.js';
 import { isReachable } from '../vault/exists.js';
-import { ensureFolder, removeFile } from '../vault/file-ops.js';
+import { inFolder, removeFile } from '../vault/file-ops.js';
 
 /**
  * A content-addressed object store: `<logs>/objects/ab/cdef…` holds the bytes whose sha256 is
@@ -53,9 +53,8 @@ export class ObjectStore {
     const hash = sha256(bytes);
     const target = this.pathOf(hash);
     if (await isReachable(target)) return hash;
-    await ensureFolder(path.dirname(target));
     const temp = path.join(path.dirname(target), `.${hash.slice(2, 10)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    await fs.writeFile(temp, bytes, { flag: 'wx', mode: 0o444 });
+    await inFolder(path.dirname(target), () => fs.writeFile(temp, bytes, { flag: 'wx', mode: 0o444 }));
     try {
       await fs.link(temp, target);
     } catch (error) {

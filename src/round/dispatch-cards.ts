@@ -19,7 +19,6 @@ import { roundJournalOf } from './journal-round.js';
 import type { RoundContext, Transition } from './context.js';
 import type { RunJob } from './spawner.js';
 import type { Harness } from '../schema/harness.js';
-import { ensureFolder } from '../vault/file-ops.js';
 
 /**
  * Step 4: claim each planned card by an exclusive move into `in-progress/`, stamp the claim
@@ -256,7 +255,7 @@ async function startRun(ctx: RoundContext, run: ClaimedRun): Promise<Transition[
   const { item, log, runId, harness, logFile, manifest, claimEvent, claimedTransition } = run;
   const journal = roundJournalOf(ctx);
   try {
-    await ensureFolder(path.dirname(logFile));
+    // The log's folder is the supervisor's to make (it opens the log).
     const provenance = {
       logsDir: ctx.board.config.logsDir,
       cause: claimEvent,

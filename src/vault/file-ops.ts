@@ -37,6 +37,22 @@ export function ensureFolderSync(dir: string): void {
 }
 
 /**
+ * `op`, which creates something in `dir`, a folder that nearly always exists: tried first, and
+ * only when it fails with ENOENT is the folder made and `op` run once more (no mkdir round trip
+ * on every call). `op` must leave nothing behind when it fails with ENOENT (a create whose open
+ * found no folder).
+ */
+export async function inFolder<T>(dir: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await ensureFolder(dir);
+    return op();
+  }
+}
+
+/**
  * Remove a file if it is there: one unlink, where `fs.rm(file, { force: true })` lstats it first.
  * Only for the board's own files (temp files, a lock's owner): a folder is refused, as rm refuses it.
  */

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { createFileExclusive, isBoardTempName } from './atomic-write.js';
+import { removeFile } from './file-ops.js';
 import { BOARD_RECORD_MAX_BYTES, BoardFileError, readBoardFileSync, readBoardText } from './board-file.js';
 import { hostIdentity, sameProcessSpace } from './host-identity.js';
 import { assertHardLinks } from './move-card.js';
@@ -286,7 +287,23 @@ async function removeOwn(paths: LockPaths, token: string): Promise<void> {
     await fs.rename(tombstone, paths.lock).catch(() => undefined);
     throw lost('at release the round lock was no longer ours (it was taken over); the holder\'s lock is left in place');
   }
-  await fs.rm(tombstone, { recursive: true, force: true });
+  await removeTombstone(tombstone);
+}
+
+/**
+ * Our own tombstone, gone: its owner file, then the folder (two calls; `rm -r` stats, lists and
+ * stats again, each a round trip over a network mount). Anything else in it (a temp file an
+ * owner write left) takes the long way.
+ */
+async function removeTombstone(tombstone: string): Promise<void> {
+  await removeFile(path.join(tombstone, 'owner.json'));
+  try {
+    await fs.rmdir(tombstone);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    if (!isCode(error, 'ENOTEMPTY', 'EEXIST')) throw error;
+    await fs.rm(tombstone, { recursive: true, force: true });
+  }
 }
 
 function removeOwnSync(paths: LockPaths, token: string): void {

@@ -6,7 +6,7 @@ import { sameProcessSpace } from './host-identity.js';
 import { isProcessAlive } from './process-alive.js';
 import { createFileExclusive, createFileExclusiveBlocking, writeFileAtomic } from './atomic-write.js';
 import { BOARD_RECORD_MAX_BYTES, readBoardText } from './board-file.js';
-import { ensureFolder, ensureFolderSync } from './file-ops.js';
+import { ensureFolder, inFolder } from './file-ops.js';
 
 /**
  * Run records: one small JSON file per claim, on the board itself (`KANBAN/.runs/`), so every
@@ -173,10 +173,9 @@ export function signalWorkerGroup(record: RunRecord | undefined, signal: NodeJS.
  * starts: `createFileExclusiveBlocking`).
  */
 export async function createRunRecordExclusive(kanbanDir: string, record: RunRecord, options: { blocking?: boolean } = {}): Promise<boolean> {
-  if (options.blocking) ensureFolderSync(runsDir(kanbanDir));
-  else await ensureFolder(runsDir(kanbanDir));
+  const create = () => (options.blocking ? createFileExclusiveBlocking : createFileExclusive)(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
   try {
-    await (options.blocking ? createFileExclusiveBlocking : createFileExclusive)(runFile(kanbanDir, record.runId), `${JSON.stringify(record)}\n`);
+    await inFolder(runsDir(kanbanDir), create);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readBoardFile, readBoardFileSync } from '../../src/vault/board-file.js';
-import { ensureFolder, ensureFolderSync, removeFile, removeFileSync } from '../../src/vault/file-ops.js';
+import { ensureFolder, ensureFolderSync, inFolder, removeFile, removeFileSync } from '../../src/vault/file-ops.js';
 
 /**
  * Over a network mount with caching off (a shared board), every system call on a board file is a
@@ -87,6 +87,25 @@ describe('board files are read, folders made and files removed in as few system 
     await ensureFolder(file);
     expect(() => fs.writeFileSync(path.join(file, 'inside'), '')).toThrow(/ENOTDIR/);
     await expect(ensureFolder(path.join(file, 'below'))).rejects.toThrow(/ENOTDIR/);
+  });
+
+  it('creates in a folder without a mkdir while it is there, and makes it (with parents) when it is not', async () => {
+    let calls = 0;
+    const write = (file: string) => () => {
+      calls += 1;
+      return fs.promises.writeFile(file, 'x', { flag: 'wx' });
+    };
+    const there = path.join(dir, 'in-folder-there');
+    fs.mkdirSync(there);
+    await inFolder(there, write(path.join(there, 'a')));
+    expect(calls).toBe(1);
+    const missing = path.join(dir, 'in-folder-missing', 'deeper');
+    await inFolder(missing, write(path.join(missing, 'b')));
+    expect(calls).toBe(3);
+    expect(fs.readFileSync(path.join(missing, 'b'), 'utf8')).toBe('x');
+    // Any other failure is the caller's, at once.
+    await expect(inFolder(there, write(path.join(there, 'a')))).rejects.toThrow(/EEXIST/);
+    expect(calls).toBe(4);
   });
 
   it('removes a file, says nothing of a missing one, and refuses a folder', async () => {

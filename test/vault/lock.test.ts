@@ -177,6 +177,15 @@ describe('round lock: who is respected', () => {
     expect(kanbanEntries(dir)).toEqual(['done', 'in-progress', 'pending']);
   });
 
+  it('release removes a lock that holds more than its owner too (a temp file a broken owner write left)', async () => {
+    const dir = kanban();
+    const lock = await acquire(dir);
+    expect(lock.acquired).toBe(true);
+    fs.writeFileSync(path.join(lockPaths(dir).lock, '.owner.json.1.0a1b2c3d.tmp'), '{');
+    await held.pop()!.release();
+    expect(kanbanEntries(dir)).toEqual(['done', 'in-progress', 'pending']);
+  });
+
   it('a live holder on this host is respected (and this process does not take its own lock twice)', async () => {
     const dir = kanban();
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);

@@ -163,13 +163,22 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     // The real reader, behind a script that notes each start (this thread steals no reads: it waits for the threads').
     const starts = path.join(dir, 'reader-starts');
     const noting = path.join(dir, 'noting-reader.mjs');
-    fs.writeFileSync(noting, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(starts)}, 'started\\n');\nawait import(${JSON.stringify(BUILT_READER)});\n`);
+    // Each thread waits (at most 5 s) until every thread of the census has noted its start, so a
+    // first thread cannot read every file before the others run their first line.
+    const threads = readerThreads(files.length, true);
+    fs.writeFileSync(
+      noting,
+      `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(starts)}, 'started\\n');\n` +
+        `const until = Date.now() + 5000;\n` +
+        `while (fs.readFileSync(${JSON.stringify(starts)}, 'utf8').split('\\n').filter(Boolean).length < ${threads} && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);\n` +
+        `await import(${JSON.stringify(BUILT_READER)});\n`,
+    );
     const started = () => (fs.existsSync(starts) ? fs.readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
 
     expect(await collect(files, { script: noting, onNetwork: false, stealFiles: 0 })).toEqual(expected);
     expect(started(), 'a local census of this size: no thread').toBe(0);
     expect(await collect(files, { script: noting, onNetwork: true, stealFiles: 0 })).toEqual(expected);
-    expect(started(), 'the same census on a network mount: several threads').toBe(readerThreads(files.length, true));
-    expect(readerThreads(files.length, true)).toBeGreaterThan(1);
+    expect(started(), 'the same census on a network mount: several threads').toBe(threads);
+    expect(threads).toBeGreaterThan(1);
   });
 });

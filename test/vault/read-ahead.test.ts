@@ -67,6 +67,20 @@ async function collect(files: ReadList, options: Parameters<typeof readEach>[2])
   return out;
 }
 
+/** The real reader behind a script that lets its thread post its first batch, then throws. */
+function dyingReader(): string {
+  const dying = path.join(dir, 'dying-reader.mjs');
+  fs.writeFileSync(
+    dying,
+    `import { workerData } from 'node:worker_threads';\n` +
+      `const port = workerData.port;\n` +
+      `const post = port.postMessage.bind(port);\n` +
+      `port.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
+      `await import(${JSON.stringify(BUILT_READER)});\n`,
+  );
+  return dying;
+}
+
 describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () => {
   it.each([
     ['all of them through the thread', 0],
@@ -107,16 +121,7 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
   it('reads the rest on this thread when the thread dies after a batch', async () => {
     const files = hostileFolder();
     const expected = expectedOf(files);
-    // The real reader's first batch, then the thread throws.
-    const dying = path.join(dir, 'dying-reader.mjs');
-    fs.writeFileSync(
-      dying,
-      `import { workerData } from 'node:worker_threads';\n` +
-        `const port = workerData.port;\n` +
-        `const post = port.postMessage.bind(port);\n` +
-        `port.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
-        `await import(${JSON.stringify(BUILT_READER)});\n`,
-    );
+    const dying = dyingReader();
     expect(await collect(files, { script: dying, minFiles: 0, stealFiles: 0 })).toEqual(expected);
   });
 
@@ -133,15 +138,7 @@ describe.runIf(fs.existsSync(BUILT_READER))('read-ahead: the reader thread', () 
     const files = hostileFolder();
     const expected = expectedOf(files);
     // Every thread posts one batch and dies: what each claimed after it is read here.
-    const dying = path.join(dir, 'dying-readers.mjs');
-    fs.writeFileSync(
-      dying,
-      `import { workerData } from 'node:worker_threads';\n` +
-        `const port = workerData.port;\n` +
-        `const post = port.postMessage.bind(port);\n` +
-        `port.postMessage = (batch, transfer) => { post(batch, transfer); throw new Error('the reader dies'); };\n` +
-        `await import(${JSON.stringify(BUILT_READER)});\n`,
-    );
+    const dying = dyingReader();
     expect(await collect(files, { script: dying, onNetwork: true, networkThreads: 3, stealFiles: 0, batchFiles: 32 })).toEqual(expected);
   });
 
